@@ -1,0 +1,1 @@
+"""The ``docuchat`` command line."""

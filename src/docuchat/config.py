@@ -1,0 +1,66 @@
+"""Settings shared by the CLI and the server: flags > environment > config file > defaults.
+
+Environment variables are prefixed ``DOCUCHAT_`` (``DOCUCHAT_HOME``,
+``DOCUCHAT_DB``, ``DOCUCHAT_MODEL``, ``DOCUCHAT_EMBEDDER``). The config file is
+``$DOCUCHAT_HOME/config.toml`` when it exists.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+
+def default_home() -> Path:
+    env = os.environ.get("DOCUCHAT_HOME")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_DATA_HOME")
+    return Path(xdg) / "docuchat" if xdg else Path.home() / ".local" / "share" / "docuchat"
+
+
+class _TomlSource(PydanticBaseSettingsSource):
+    """Reads ``$DOCUCHAT_HOME/config.toml``; missing file means no values."""
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return self._data().get(field_name), field_name, False
+
+    def _data(self) -> dict[str, Any]:
+        path = default_home() / "config.toml"
+        if not path.is_file():
+            return {}
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+
+    def __call__(self) -> dict[str, Any]:
+        return {k: v for k, v in self._data().items() if k in self.settings_cls.model_fields}
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="DOCUCHAT_", extra="ignore")
+
+    home: Path = default_home()
+    db: str | None = None
+    model: str = "offline"
+    embedder: str = "auto"
+    owner: str = "local"
+
+    @property
+    def db_path(self) -> str:
+        """The database: a SQLite file path, or a ``postgresql://`` URL."""
+        return self.db or str(self.home / "docuchat.db")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, _TomlSource(settings_cls))

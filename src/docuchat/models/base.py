@@ -1,0 +1,153 @@
+"""The provider-neutral model interface: messages in, one response out.
+
+The agent loop only ever sees these types. Each adapter maps them to its
+provider's wire format exactly (OpenAI: an assistant message with
+``tool_calls`` then one ``tool`` message per call id; Anthropic: one assistant
+message with all ``tool_use`` blocks, then one user message with all
+``tool_result`` blocks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call proposed by the model."""
+
+    id: str
+    name: str
+    arguments: Mapping[str, Any]
+    # The raw argument text when it was not valid JSON; the loop reports it to the model.
+    raw_arguments: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """The result of executing one tool call, as the model will see it."""
+
+    call_id: str
+    name: str
+    content: str
+    is_error: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class UserMessage:
+    content: str
+    role: Literal["user"] = "user"
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantMessage:
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    role: Literal["assistant"] = "assistant"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultsMessage:
+    """All results of one iteration, in call order."""
+
+    results: tuple[ToolResult, ...]
+    role: Literal["tool"] = "tool"
+
+
+Message = UserMessage | AssistantMessage | ToolResultsMessage
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """What the model is told about a tool: a name, a description and a JSON schema."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    system: str
+    messages: Sequence[Message]
+    tools: Sequence[ToolSpec] = ()
+    # "none" asks for a plain-text answer (forced synthesis); tools are not sent at all then.
+    tool_choice: Literal["auto", "none"] = "auto"
+    max_output_tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TokenUsage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        return TokenUsage(
+            self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens
+        )
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class ModelResponse:
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    # None when the provider reported no usage.
+    usage: TokenUsage | None = None
+    finish_reason: str | None = None
+    model: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.text.strip() and not self.tool_calls
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of answer text streamed from the model."""
+
+    text: str
+
+
+StreamItem = TextDelta | ModelResponse
+"""``Model.stream`` yields text deltas and ends with exactly one complete ``ModelResponse``."""
+
+
+@runtime_checkable
+class Model(Protocol):
+    """Anything that can answer a ``ModelRequest``.
+
+    ``complete`` returns the whole response; ``stream`` yields ``TextDelta``
+    items and finishes with the assembled ``ModelResponse``. Both raise
+    :class:`docuchat.errors.ModelError` subclasses on failure. Cancelling the
+    awaiting task must abort the in-flight request.
+    """
+
+    name: str
+
+    async def complete(self, request: ModelRequest) -> ModelResponse: ...
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]: ...
+
+
+__all__ = [
+    "AssistantMessage",
+    "Message",
+    "Model",
+    "ModelRequest",
+    "ModelResponse",
+    "StreamItem",
+    "TextDelta",
+    "TokenUsage",
+    "ToolCall",
+    "ToolResult",
+    "ToolResultsMessage",
+    "ToolSpec",
+    "UserMessage",
+]
