@@ -1,0 +1,54 @@
+"""Suite-wide guards: tests never reach a real model provider or the internet.
+
+Any socket connection to a non-loopback address fails the test at once, and
+the provider credentials are cleared so that nothing can pick them up.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+
+
+def _is_local(address: Any) -> bool:
+    if isinstance(address, str):  # AF_UNIX path
+        return True
+    host = address[0] if isinstance(address, tuple) else address
+    if isinstance(host, bytes):
+        host = host.decode()
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _guarded_connect(self: socket.socket, address: Any) -> Any:
+    if not _is_local(address):
+        raise RuntimeError(f"test tried to reach {address!r}: tests must stay on loopback")
+    return _real_connect(self, address)
+
+
+def _guarded_connect_ex(self: socket.socket, address: Any) -> Any:
+    if not _is_local(address):
+        raise RuntimeError(f"test tried to reach {address!r}: tests must stay on loopback")
+    return _real_connect_ex(self, address)
+
+
+@pytest.fixture(autouse=True)
+def _block_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", _guarded_connect_ex)
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    yield
