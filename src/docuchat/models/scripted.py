@@ -27,6 +27,7 @@ from docuchat.models.base import (
 Step = ModelResponse | Callable[[ModelRequest], ModelResponse] | BaseException
 
 _ids = itertools.count(1)
+_DEFAULT_USAGE = TokenUsage(10, 5)
 
 
 def reply(text: str) -> ModelResponse:
@@ -59,7 +60,7 @@ class ScriptedModel:
         *,
         name: str = "scripted",
         delay: float = 0.0,
-        usage: TokenUsage | None = TokenUsage(10, 5),
+        usage: TokenUsage | None = _DEFAULT_USAGE,
     ) -> None:
         self.name = name
         self.delay = delay

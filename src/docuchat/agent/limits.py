@@ -1,0 +1,58 @@
+"""Every bound of a run in one immutable object that travels with it."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Literal
+
+LimitAction = Literal["stop", "synthesize"]
+"""What reaching a limit does: end with the typed outcome, or make one final
+call with tools disabled whose answer is marked ``forced``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_tool_calls: int | None = None
+    """Tool executions per run. A call proposed past the cap is not executed."""
+    max_iterations: int = 15
+    """Model calls per attempt (seed 003's ``maxIterationsPerAttempt``)."""
+    max_validation_attempts: int = 3
+    """Attempts when an output tool's validation fails."""
+    timeout: float | None = None
+    """Wall-clock seconds for the whole run."""
+    tool_timeout: float = 30.0
+    """Seconds per tool execution, unless the tool sets its own."""
+    token_budget: int | None = None
+    """Input plus output tokens the run may spend, as the provider reports them."""
+    context_window: int | None = None
+    """The model's context size in tokens; older tool results are evicted to fit."""
+    min_round_budget: int = 1500
+    """Below this many tokens left (budget or window), stop calling tools and synthesise."""
+    max_tool_output_chars: int = 20_000
+    """Cap on one tool result as the model sees it (tools may set a smaller one)."""
+    max_repeated_calls: int = 2
+    """Identical repeated calls answered from memory before the run ends as ``stuck``."""
+    max_empty_responses: int = 2
+    """Consecutive empty model responses before an anti-confabulation synthesis."""
+    synthesis_grace: float = 30.0
+    """Extra seconds a forced synthesis may take after ``timeout`` has passed."""
+
+    on_max_tool_calls: LimitAction = "stop"
+    on_max_iterations: LimitAction = "stop"
+    on_token_budget: LimitAction = "synthesize"
+    on_timeout: LimitAction = "stop"
+
+    def __post_init__(self) -> None:
+        for name in ("max_iterations", "max_validation_attempts", "max_repeated_calls"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"Limits.{name} must be at least 1")
+        if self.max_tool_calls is not None and self.max_tool_calls < 0:
+            raise ValueError("Limits.max_tool_calls must not be negative")
+
+    def action_for(self, limit: str) -> LimitAction:
+        action: LimitAction = getattr(self, f"on_{limit}", "stop")
+        return action
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)

@@ -1,0 +1,779 @@
+"""The agent loop: iterative, bounded, observable.
+
+One iteration = one model call, then every tool call of that response
+(concurrently, results appended in call order). Each step returns an explicit
+next step, and every way out of the loop is a typed outcome:
+
+    run ─▶ attempt ─▶ iteration ─┬─▶ Final        answer (validated when an output tool is set)
+                ▲                ├─▶ Retry        validation failed: feedback, new attempt
+                └────────────────┤
+                                 └─▶ Stop         a limit, cancellation, model error, stuck
+
+A limit whose action is "synthesize" makes one last call with tools disabled
+and an anti-confabulation prompt; that answer is marked ``forced``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from docuchat.agent import prompts
+from docuchat.agent.callbacks import Callbacks, EventSink
+from docuchat.agent.cancel import Cancellation
+from docuchat.agent.context import apply_retention, evict_oldest
+from docuchat.agent.events import (
+    AttemptStarted,
+    ContextEvicted,
+    Event,
+    FinalAnswer,
+    LimitReached,
+    ModelRequested,
+    ModelResponded,
+    RunFailed,
+    RunStarted,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    ValidationFailed,
+)
+from docuchat.agent.limits import Limits
+from docuchat.agent.output import SUBMIT_TOOL, OutputRejected, OutputTool
+from docuchat.agent.result import ErrorCode, ModelCall, Outcome, Price, RunResult, Usage
+from docuchat.agent.tools import RunContext, Tool, describe_validation_error, format_output
+from docuchat.errors import ModelError
+from docuchat.models.base import (
+    AssistantMessage,
+    Message,
+    Model,
+    ModelRequest,
+    ModelResponse,
+    ToolCall,
+    ToolResult,
+    ToolResultsMessage,
+    UserMessage,
+)
+from docuchat.models.base import TextDelta as ModelTextDelta
+from docuchat.models.tokens import TokenEstimator
+
+T = TypeVar("T")
+Phase = Literal["before_model_call", "model_call", "before_tool", "tool_execution", "synthesis"]
+
+
+# ── next steps ──────────────────────────────────────────────────────────────
+@dataclass(frozen=True, slots=True)
+class _Final:
+    output: Any
+
+
+@dataclass(frozen=True, slots=True)
+class _Retry:
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Stop:
+    outcome: Outcome
+    error_code: ErrorCode | None
+    reason: str
+    phase: str | None = None
+    synthesize: bool = False
+
+
+_Step = _Final | _Retry | _Stop | None  # None: run another iteration
+
+
+class _Interrupted(Exception):
+    """Cancellation or the run's deadline hit while awaiting something."""
+
+    def __init__(self, stop: _Stop) -> None:
+        self.stop = stop
+
+
+_LIMIT_CODES: dict[str, tuple[Outcome, ErrorCode]] = {
+    "max_iterations": ("max_iterations", "MAX_ITERATIONS"),
+    "max_tool_calls": ("max_tool_calls", "MAX_TOOL_CALLS"),
+    "token_budget": ("token_budget", "TOKEN_BUDGET"),
+    "timeout": ("timeout", "TIMEOUT"),
+}
+
+
+class Agent(Generic[T]):
+    """A model, its tools and its limits. Reusable: each run has its own state."""
+
+    def __init__(
+        self,
+        model: Model,
+        *,
+        tools: Sequence[Tool] = (),
+        limits: Limits | None = None,
+        system_prompt: str = "",
+        output: OutputTool[Any] | None = None,
+        callbacks: Callbacks | None = None,
+        price: Price | None = None,
+    ) -> None:
+        names = [t.name for t in tools] + ([output.name] if output else [])
+        if len(set(names)) != len(names):
+            raise ValueError(f"tool names must be unique: {names}")
+        self.model = model
+        self.tools = {t.name: t for t in tools}
+        self.limits = limits or Limits()
+        self.system_prompt = system_prompt
+        self.output = output
+        self.callbacks = callbacks or Callbacks()
+        self.price = price
+
+    async def run(
+        self,
+        input: str,
+        *,
+        history: Sequence[Message] = (),
+        deps: Any = None,
+        cancel: Cancellation | None = None,
+        trace: str | Path | None = None,
+    ) -> RunResult:
+        run = _Run(self, input, history, deps, cancel, trace, queue=None)
+        return await run.execute(stream=False)
+
+    def run_sync(self, input: str, **kwargs: Any) -> RunResult:
+        return asyncio.run(self.run(input, **kwargs))
+
+    def stream(
+        self,
+        input: str,
+        *,
+        history: Sequence[Message] = (),
+        deps: Any = None,
+        cancel: Cancellation | None = None,
+        trace: str | Path | None = None,
+    ) -> AgentStream:
+        """Events as they happen (model text streamed); ``.result`` once exhausted."""
+        return AgentStream(self, input, history, deps, cancel, trace)
+
+
+class AgentStream:
+    """``async for event in agent.stream(q)``; then ``stream.result``."""
+
+    def __init__(
+        self,
+        agent: Agent[Any],
+        input: str,
+        history: Sequence[Message],
+        deps: Any,
+        cancel: Cancellation | None,
+        trace: str | Path | None,
+    ) -> None:
+        self._queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        self._run = _Run(agent, input, history, deps, cancel, trace, queue=self._queue)
+        self._result: RunResult | None = None
+
+    @property
+    def result(self) -> RunResult:
+        if self._result is None:
+            raise RuntimeError("the stream has not finished yet")
+        return self._result
+
+    async def __aiter__(self) -> AsyncIterator[Event]:
+        task = asyncio.create_task(self._run.execute(stream=True))
+        task.add_done_callback(lambda _t: self._queue.put_nowait(None))
+        try:
+            while (event := await self._queue.get()) is not None:
+                yield event
+            self._result = task.result()
+        finally:
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+
+
+class _Run:
+    """The state of one run. Not reusable."""
+
+    def __init__(
+        self,
+        agent: Agent[Any],
+        input: str,
+        history: Sequence[Message],
+        deps: Any,
+        cancel: Cancellation | None,
+        trace: str | Path | None,
+        queue: asyncio.Queue[Event | None] | None,
+    ) -> None:
+        self.agent = agent
+        self.limits = agent.limits
+        self.input = input
+        self.id = uuid.uuid4().hex[:12]
+        self.messages: list[Message] = [*history, UserMessage(input)]
+        self.cancel = cancel
+        self.ctx: RunContext[Any] = RunContext(run_id=self.id, deps=deps)
+        self.sink = EventSink(agent.callbacks, trace, queue)
+        self.usage = Usage(price=agent.price)
+        # Adapters of real providers carry an estimator calibrated from reported usage;
+        # other models (scripted, offline) get the fixed role-aware ratios.
+        own: TokenEstimator | None = getattr(agent.model, "token_estimator", None)
+        self.estimator = own or TokenEstimator()
+        self.calibrate = own is not None
+        self.started = time.monotonic()
+        self.deadline = self.started + self.limits.timeout if self.limits.timeout else None
+        self.attempt = 0
+        self.iteration = 0
+        self.tool_calls = 0
+        self.repeats = 0
+        self.seen: dict[str, str] = {}  # successful call key -> result content
+        self.pending_output: Any = None  # reflection mode: the last output shown to the model
+        self.streaming = False
+        self.keep_last = {t.name: t.keep_last for t in agent.tools.values() if t.keep_last}
+
+    # ── top level ───────────────────────────────────────────────────────────
+    async def execute(self, *, stream: bool) -> RunResult:
+        self.streaming = stream
+        tool_names = (*self.agent.tools, *([self.agent.output.name] if self.agent.output else ()))
+        self.emit(
+            RunStarted(
+                run_id=self.id,
+                input=self.input,
+                model=getattr(self.agent.model, "name", type(self.agent.model).__name__),
+                tools=tuple(tool_names),
+                limits=self.limits.as_dict(),
+            )
+        )
+        try:
+            step = await self._attempts()
+            if isinstance(step, _Stop) and step.synthesize:
+                return await self._synthesize(step)
+            return self._finish(step)
+        except _Interrupted as interrupted:
+            if interrupted.stop.synthesize:
+                return await self._synthesize(interrupted.stop)
+            return self._finish(interrupted.stop)
+        finally:
+            self.sink.close()
+
+    async def _attempts(self) -> _Final | _Stop:
+        attempts = self.limits.max_validation_attempts if self.agent.output else 1
+        last_error = ""
+        for attempt in range(1, attempts + 1):
+            self.attempt = attempt
+            self.emit(AttemptStarted(run_id=self.id, attempt=attempt))
+            step = await self._iterate()
+            if not isinstance(step, _Retry):
+                return step
+            last_error = step.error
+            self.emit(ValidationFailed(run_id=self.id, attempt=attempt, error=step.error))
+            name = self.agent.output.name if self.agent.output else "final_result"
+            self.messages.append(
+                UserMessage(prompts.validation_feedback(step.error, attempt, attempts, name))
+            )
+        return _Stop(
+            "max_validation_attempts",
+            "VALIDATION_FAILED",
+            f"output failed validation {attempts} times; last error: {last_error}",
+        )
+
+    async def _iterate(self) -> _Final | _Retry | _Stop:
+        empties = 0
+        for iteration in range(1, self.limits.max_iterations + 1):
+            self.iteration = self.ctx.iteration = iteration
+            gate = self._gate()
+            if gate is not None:
+                return gate
+            response = await self._call_model(self._request(), "step")
+            if response.finish_reason == "protocol_error":
+                return self._limit_stop(
+                    "invalid_response",
+                    "INVALID_RESPONSE",
+                    "the model did not follow the tool protocol, even after a reminder",
+                    synthesize=True,
+                )
+            if response.is_empty:
+                empties += 1
+                if empties >= self.limits.max_empty_responses:
+                    return self._limit_stop(
+                        "invalid_response",
+                        "INVALID_RESPONSE",
+                        f"{empties} consecutive empty model responses",
+                        synthesize=True,
+                    )
+                self.messages.append(UserMessage(prompts.EMPTY_RESPONSE_NUDGE))
+                continue
+            empties = 0
+            self.messages.append(AssistantMessage(response.text, response.tool_calls))
+            if not response.tool_calls:
+                if self.agent.output is not None:
+                    return _Retry(prompts.output_tool_required(self.agent.output.name))
+                return _Final(response.text)
+            step = await self._run_tools(response.tool_calls)
+            if step is not None:
+                return step
+        return self._limit("max_iterations", f"{self.limits.max_iterations} iterations")
+
+    # ── gates and limits ────────────────────────────────────────────────────
+    def _check_interrupt(self, phase: Phase) -> None:
+        if self.cancel is not None and self.cancel.cancelled:
+            raise _Interrupted(self._cancelled(phase))
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise _Interrupted(self._limit("timeout", f"run exceeded {self.limits.timeout}s"))
+
+    def _gate(self) -> _Stop | None:
+        """Before every model call: cancellation, deadline, token budget, context window."""
+        self._check_interrupt("before_model_call")
+        self._retain()
+        if self.limits.token_budget is not None:
+            left = self.limits.token_budget - self.usage.total_tokens
+            if left < self.limits.min_round_budget:
+                return self._limit(
+                    "token_budget", f"{left} of {self.limits.token_budget} tokens left"
+                )
+        if self.limits.context_window is not None:
+            self._fit_context()
+            left = self.limits.context_window - self.estimator.estimate(self._request())
+            if left < self.limits.min_round_budget:
+                return self._limit("token_budget", f"{left} tokens left in the context window")
+        return None
+
+    def _limit(self, limit: str, detail: str) -> _Stop:
+        outcome, code = _LIMIT_CODES[limit]
+        return self._limit_stop(
+            outcome,
+            code,
+            detail,
+            synthesize=self.limits.action_for(limit) == "synthesize",
+            name=limit,
+        )
+
+    def _limit_stop(
+        self,
+        outcome: Outcome,
+        code: ErrorCode,
+        detail: str,
+        *,
+        synthesize: bool,
+        name: str | None = None,
+    ) -> _Stop:
+        action: Literal["stop", "synthesize"] = "synthesize" if synthesize else "stop"
+        self.emit(LimitReached(run_id=self.id, limit=name or outcome, action=action, detail=detail))
+        return _Stop(outcome, code, detail, synthesize=synthesize)
+
+    def _cancelled(self, phase: str) -> _Stop:
+        reason = self.cancel.reason if self.cancel else "cancelled"
+        return _Stop("cancelled", "EXECUTION_CANCELLED", reason, phase=phase)
+
+    # ── context ─────────────────────────────────────────────────────────────
+    def _request(self, purpose: Literal["step", "synthesis"] = "step") -> ModelRequest:
+        if purpose == "synthesis":
+            return ModelRequest(
+                self.agent.system_prompt, tuple(self.messages), (), tool_choice="none"
+            )
+        specs = [t.spec for t in self.agent.tools.values()]
+        if self.agent.output is not None:
+            specs.append(self.agent.output.spec)
+            if self.agent.output.reflection is not None:
+                specs.append(SUBMIT_TOOL)
+        return ModelRequest(self.agent.system_prompt, tuple(self.messages), specs)
+
+    def _summarize(self, result: ToolResult) -> str:
+        tool = self.agent.tools.get(result.name)
+        return _summary(tool, result.content)
+
+    def _retain(self) -> None:
+        evicted = apply_retention(self.messages, self.keep_last, self._summarize)
+        if evicted:
+            self.emit(
+                ContextEvicted(
+                    run_id=self.id,
+                    call_ids=tuple(evicted),
+                    tokens_before=0,
+                    tokens_after=0,
+                    reason="retention",
+                )
+            )
+
+    def _fit_context(self) -> None:
+        window = self.limits.context_window
+        assert window is not None
+        before = self.estimator.estimate(self._request())
+        if before <= window:
+            return
+        evicted = evict_oldest(
+            self.messages,
+            lambda _m: self.estimator.estimate(self._request()) <= window,
+            self._summarize,
+        )
+        if evicted:
+            after = self.estimator.estimate(self._request())
+            self.emit(
+                ContextEvicted(
+                    run_id=self.id,
+                    call_ids=tuple(evicted),
+                    tokens_before=before,
+                    tokens_after=after,
+                    reason="context_window",
+                )
+            )
+
+    # ── the model ───────────────────────────────────────────────────────────
+    async def _call_model(
+        self, request: ModelRequest, purpose: Literal["step", "synthesis"]
+    ) -> ModelResponse:
+        self.emit(
+            ModelRequested(
+                run_id=self.id,
+                attempt=self.attempt,
+                iteration=self.iteration,
+                purpose=purpose,
+                message_count=len(request.messages),
+                estimated_input_tokens=self.estimator.estimate(request),
+            )
+        )
+        started = time.perf_counter()
+        phase: Phase = "synthesis" if purpose == "synthesis" else "model_call"
+        try:
+            response = await self._guard(self._model_response(request), phase)
+        except ModelError as exc:
+            raise _Interrupted(_Stop("model_error", "MODEL_ERROR", str(exc), phase=phase)) from None
+        latency = (time.perf_counter() - started) * 1000
+        usage = response.usage
+        if self.calibrate and usage is not None:
+            self.estimator.observe(request, usage.input_tokens)
+        self.usage.model_calls.append(
+            ModelCall(
+                self.attempt,
+                self.iteration,
+                purpose,
+                usage.input_tokens if usage else 0,
+                usage.output_tokens if usage else 0,
+                latency,
+                usage is not None,
+            )
+        )
+        self.emit(
+            ModelResponded(
+                run_id=self.id,
+                attempt=self.attempt,
+                iteration=self.iteration,
+                text=response.text,
+                tool_calls=tuple(
+                    {"id": c.id, "name": c.name, "arguments": dict(c.arguments)}
+                    for c in response.tool_calls
+                ),
+                input_tokens=usage.input_tokens if usage else 0,
+                output_tokens=usage.output_tokens if usage else 0,
+                latency_ms=latency,
+            )
+        )
+        return response
+
+    async def _model_response(self, request: ModelRequest) -> ModelResponse:
+        if not self.streaming:
+            return await self.agent.model.complete(request)
+        final: ModelResponse | None = None
+        async for item in self.agent.model.stream(request):
+            if isinstance(item, ModelTextDelta):
+                if item.text:
+                    self.emit(TextDelta(run_id=self.id, text=item.text))
+            else:
+                final = item
+        if final is None:
+            raise ModelError(f"{self.agent.model.name}: stream ended without a response")
+        return final
+
+    async def _guard(self, awaitable: Awaitable[T], phase: Phase) -> T:
+        """Await, but give way at once to cancellation or the run's deadline."""
+        if self.cancel is None and self.deadline is None:
+            return await awaitable
+        task = asyncio.ensure_future(awaitable)
+        waiters: set[asyncio.Future[Any]] = {task}
+        cancel_wait = asyncio.ensure_future(self.cancel.wait()) if self.cancel else None
+        if cancel_wait is not None:
+            waiters.add(cancel_wait)
+        timeout = None
+        if self.deadline is not None:
+            grace = self.limits.synthesis_grace if phase == "synthesis" else 0.0
+            timeout = max(0.0, self.deadline + grace - time.monotonic())
+        try:
+            await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if cancel_wait is not None:
+                cancel_wait.cancel()
+        if task.done():
+            return task.result()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        if self.cancel is not None and self.cancel.cancelled:
+            raise _Interrupted(self._cancelled(phase))
+        if phase == "synthesis":
+            raise _Interrupted(_Stop("timeout", "TIMEOUT", "forced synthesis timed out"))
+        raise _Interrupted(self._limit("timeout", f"run exceeded {self.limits.timeout}s"))
+
+    # ── tools ───────────────────────────────────────────────────────────────
+    async def _run_tools(self, calls: Sequence[ToolCall]) -> _Step:
+        """Execute one response's calls; append their results in call order."""
+        results: list[ToolResult | None] = [None] * len(calls)
+        jobs: list[tuple[int, Tool, BaseModel]] = []
+        step: _Step = None
+        output = self.agent.output
+        over_limit = False
+        for index, call in enumerate(calls):
+            self.emit(
+                ToolCallStarted(
+                    run_id=self.id,
+                    call_id=call.id,
+                    name=call.name,
+                    input=dict(call.arguments),
+                    iteration=self.iteration,
+                )
+            )
+            if output is not None and call.name in (output.name, SUBMIT_TOOL.name):
+                result, code, outcome = self._output_call(call, output)
+                results[index] = self._finished(call, result, 0.0, code=code)
+                step = outcome or step
+                continue
+            key = _call_key(call)
+            if key in self.seen:
+                self.repeats += 1
+                content = f"{self.seen[key]}\n{prompts.REPEATED_CALL_NOTE}"
+                results[index] = self._finished(
+                    call, ToolResult(call.id, call.name, content), 0.0, repeated=True
+                )
+                continue
+            tool = self._resolve(call)
+            if isinstance(tool, tuple):
+                problem, code = tool
+                results[index] = self._finished(call, problem, 0.0, code=code)
+                continue
+            cap = self.limits.max_tool_calls
+            if cap is not None and self.tool_calls >= cap:
+                over_limit = True
+                results[index] = self._finished(
+                    call,
+                    _error(call, f"Not executed: the limit of {cap} tool calls is reached."),
+                    0.0,
+                    code="TOOL_CALL_LIMIT",
+                )
+                continue
+            self.tool_calls += 1
+            self.usage.tool_calls += 1
+            try:
+                jobs.append((index, tool, tool.validate(call.arguments)))
+            except ValidationError as exc:
+                results[index] = self._finished(
+                    call,
+                    _error(call, describe_validation_error(call.name, exc)),
+                    0.0,
+                    code="INVALID_ARGUMENTS",
+                )
+        if jobs:
+            await self._execute(calls, jobs, results)
+        self.messages.append(ToolResultsMessage(tuple(r for r in results if r is not None)))
+        if self.repeats > self.limits.max_repeated_calls:
+            return _Stop(
+                "stuck", "STUCK", f"the model repeated identical tool calls {self.repeats} times"
+            )
+        if step is not None:
+            return step
+        if over_limit:
+            return self._limit("max_tool_calls", f"{self.limits.max_tool_calls} tool calls")
+        return None
+
+    def _resolve(self, call: ToolCall) -> Tool | tuple[ToolResult, str]:
+        """The tool to run, or an error result with its code."""
+        tool = self.agent.tools.get(call.name)
+        if tool is None:
+            available = ", ".join(self.agent.tools) or "none"
+            message = f"Unknown tool {call.name!r}. Available tools: {available}."
+            return _error(call, message), "UNKNOWN_TOOL"
+        if call.raw_arguments is not None:
+            message = (
+                f"Arguments for {call.name!r} are not valid JSON: {call.raw_arguments[:200]!r}"
+            )
+            return _error(call, message), "INVALID_ARGUMENTS"
+        return tool
+
+    async def _execute(
+        self,
+        calls: Sequence[ToolCall],
+        jobs: list[tuple[int, Tool, BaseModel]],
+        results: list[ToolResult | None],
+    ) -> None:
+        async def one(index: int, tool: Tool, args: BaseModel) -> None:
+            call = calls[index]
+            started = time.perf_counter()
+            code: str | None = None
+            timeout = tool.timeout or self.limits.tool_timeout
+            try:
+                value = await asyncio.wait_for(tool.invoke(args, self.ctx), timeout)
+                content = _cap(format_output(value), tool.max_output_chars, self.limits)
+                result = ToolResult(call.id, call.name, content)
+                self.seen[_call_key(call)] = content
+            except TimeoutError:
+                code = "TOOL_TIMEOUT"
+                result = _error(call, f"Tool {call.name!r} timed out after {timeout:g}s.")
+            except Exception as exc:
+                code = "TOOL_EXCEPTION"
+                result = _error(call, f"Tool {call.name!r} failed: {type(exc).__name__}: {exc}")
+            results[index] = self._finished(
+                call, result, (time.perf_counter() - started) * 1000, code=code
+            )
+
+        try:
+            self._check_interrupt("before_tool")
+            tasks = [asyncio.ensure_future(one(i, t, a)) for i, t, a in jobs]
+            await self._guard(asyncio.gather(*tasks), "tool_execution")
+        except _Interrupted:
+            for index, _tool, _args in jobs:
+                if results[index] is None:
+                    call = calls[index]
+                    results[index] = self._finished(
+                        call,
+                        _error(call, "Not completed: the run was stopped."),
+                        0.0,
+                        code="CANCELLED",
+                    )
+            self.messages.append(ToolResultsMessage(tuple(r for r in results if r is not None)))
+            raise
+
+    def _finished(
+        self,
+        call: ToolCall,
+        result: ToolResult,
+        duration_ms: float,
+        *,
+        code: str | None = None,
+        repeated: bool = False,
+    ) -> ToolResult:
+        tool = self.agent.tools.get(call.name)
+        self.emit(
+            ToolCallFinished(
+                run_id=self.id,
+                call_id=call.id,
+                name=call.name,
+                input=dict(call.arguments),
+                output=result.content,
+                output_summary=_summary(tool, result.content),
+                ok=not result.is_error,
+                duration_ms=duration_ms,
+                iteration=self.iteration,
+                error_code=code,
+                repeated=repeated,
+            )
+        )
+        return result
+
+    # ── structured output ───────────────────────────────────────────────────
+    def _output_call(
+        self, call: ToolCall, output: OutputTool[Any]
+    ) -> tuple[ToolResult, str | None, _Step]:
+        """Handle the output tool or ``submit``: (result for the model, error code, next step)."""
+        reflecting = output.reflection is not None
+        try:
+            if call.name == SUBMIT_TOOL.name:
+                if not reflecting or self.pending_output is None:
+                    message = f"Call `{output.name}` with your output before `submit`."
+                    return _error(call, message), "SUBMIT_BEFORE_OUTPUT", None
+                output.check(self.pending_output)
+                return (
+                    ToolResult(call.id, call.name, "Submitted."),
+                    None,
+                    _Final(self.pending_output),
+                )
+            value = output.parse(call.arguments)
+            if output.reflection is not None:
+                self.pending_output = value
+                return ToolResult(call.id, call.name, output.reflection(value)), None, None
+            output.check(value)
+            return ToolResult(call.id, call.name, "Output accepted."), None, _Final(value)
+        except OutputRejected as rejected:
+            # While reflecting, a bad draft is just feedback; a rejected final output is a retry.
+            draft = reflecting and call.name == output.name
+            step = None if draft else _Retry(str(rejected))
+            return _error(call, f"Output rejected: {rejected}"), "OUTPUT_REJECTED", step
+
+    # ── endings ─────────────────────────────────────────────────────────────
+    async def _synthesize(self, stop: _Stop) -> RunResult:
+        self.messages.append(UserMessage(prompts.SYNTHESIS_PROMPT))
+        try:
+            response = await self._call_model(self._request("synthesis"), "synthesis")
+        except _Interrupted as interrupted:
+            return self._finish(interrupted.stop)
+        if response.is_empty:
+            return self._finish(stop)
+        self.messages.append(AssistantMessage(response.text))
+        return self._finish(_Final(response.text), forced=stop)
+
+    def _finish(self, step: _Final | _Stop, *, forced: _Stop | None = None) -> RunResult:
+        self.usage.wall_ms = (time.monotonic() - self.started) * 1000
+        if isinstance(step, _Final):
+            outcome: Outcome = forced.outcome if forced else "answered"
+            self.emit(
+                FinalAnswer(
+                    run_id=self.id, output=step.output, outcome=outcome, forced=bool(forced)
+                )
+            )
+            return self._result(outcome, step.output, forced)
+        self.emit(
+            RunFailed(
+                run_id=self.id,
+                outcome=step.outcome,
+                error_code=step.error_code,
+                message=step.reason,
+                phase=step.phase,
+            )
+        )
+        return self._result(step.outcome, None, step, forced_flag=False)
+
+    def _result(
+        self, outcome: Outcome, output: Any, stop: _Stop | None, *, forced_flag: bool | None = None
+    ) -> RunResult:
+        return RunResult(
+            run_id=self.id,
+            outcome=outcome,
+            output=output,
+            forced=bool(stop) if forced_flag is None else forced_flag,
+            error_code=stop.error_code if stop else None,
+            reason=stop.reason if stop else "",
+            phase=stop.phase if stop else None,
+            usage=self.usage,
+            messages=tuple(self.messages),
+            events=tuple(self.sink.events),
+            callback_errors=tuple(self.sink.errors),
+        )
+
+    def emit(self, event: Event) -> None:
+        self.sink.emit(event)
+
+
+def _call_key(call: ToolCall) -> str:
+    return call.name + "\x00" + json.dumps(call.arguments, sort_keys=True, default=str)
+
+
+def _error(call: ToolCall, message: str) -> ToolResult:
+    text = message if message.startswith("Error: ") else f"Error: {message}"
+    return ToolResult(call.id, call.name, text, is_error=True)
+
+
+def _cap(content: str, tool_cap: int | None, limits: Limits) -> str:
+    cap = min(tool_cap or limits.max_tool_output_chars, limits.max_tool_output_chars)
+    if len(content) <= cap:
+        return content
+    return f"{content[:cap]}\n[truncated: {len(content) - cap} more characters]"
+
+
+def _summary(tool: Tool | None, content: str) -> str:
+    if tool is not None and tool.summarize is not None:
+        try:
+            return tool.summarize(content)
+        except Exception:  # a summary is cosmetic; never let it break a run
+            pass
+    line = content.strip().splitlines()[0] if content.strip() else "(empty)"
+    return line if len(line) <= 120 else line[:117] + "..."
+
+
+__all__ = ["Agent", "AgentStream"]
