@@ -1,0 +1,124 @@
+"""Split a parsed document into overlapping chunks with exact offsets.
+
+A chunk holds at most ``size`` characters and ends, by preference, at a
+paragraph break, else at a sentence end or line break (both only in its second
+half, so chunks do not get small), else between two words. Only a single word
+longer than ``size`` is cut inside. The next chunk starts up to ``overlap``
+characters before the previous one ended, at a sentence start if one is in
+reach, else at a word start. Chunks never start or end with whitespace, and
+together they cover every non-whitespace character of the text.
+
+Each step looks only at a window of about ``size`` characters, so chunking is
+linear in the length of the text.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterator
+
+from docuchat.corpus.types import Chunk, ParsedDocument
+
+__all__ = ["chunk_document"]
+
+_WHITESPACE = re.compile(r"\s+")
+_PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
+# The whitespace after a sentence's final punctuation (and closing quotes or
+# brackets), or a line break: group 1 is where the whitespace begins.
+_SENTENCE_BREAK = re.compile(r"(?:[.!?…][\"'”’)\]]*|(?=\n))(\s)")
+_PUNCTUATION_REACH = 4  # how far before a window a sentence's punctuation may sit
+
+
+def chunk_document(
+    doc: ParsedDocument, *, doc_hash: str, size: int = 1000, overlap: int = 150
+) -> list[Chunk]:
+    """Chunks of ``doc.text`` with ``doc.text[chunk.start:chunk.end] == chunk.text``."""
+    if size < 1 or not 0 <= overlap < size:
+        raise ValueError(f"need size >= 1 and 0 <= overlap < size, got {size=} {overlap=}")
+    block_starts = [block.start for block in doc.blocks]
+
+    def page_at(offset: int) -> int:
+        if not doc.blocks:
+            return 1
+        return doc.blocks[max(bisect_right(block_starts, offset) - 1, 0)].page
+
+    return [
+        Chunk(
+            id=f"{doc_hash[:12]}-{index:04d}",
+            index=index,
+            text=doc.text[start:end],
+            start=start,
+            end=end,
+            page=page_at(start),
+            page_end=page_at(end - 1),
+        )
+        for index, (start, end) in enumerate(_spans(doc.text, size, overlap))
+    ]
+
+
+def _spans(text: str, size: int, overlap: int) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each chunk, in order."""
+    stop = len(text.rstrip())
+    start = _skip_whitespace(text, 0)
+    while start < stop:
+        if stop - start <= size:
+            yield start, stop
+            return
+        end, after = _cut(text, start, start + size)
+        yield start, end
+        start = _next_start(text, start, end, after, overlap)
+
+
+def _cut(text: str, start: int, limit: int) -> tuple[int, int]:
+    """Where a chunk starting at ``start`` ends (at most ``limit``) and where the
+    whitespace after that end stops."""
+    half = start + (limit - start) // 2
+    for pattern in (_PARAGRAPH_BREAK, _SENTENCE_BREAK):
+        position = _last_match(pattern, text, half, limit)
+        if position is not None:
+            return _whitespace_run(text, position, start)
+    for position in range(limit, start, -1):
+        if text[position].isspace():
+            return _whitespace_run(text, position, start)
+    return limit, limit  # one word longer than the chunk: cut inside it
+
+
+def _next_start(text: str, start: int, end: int, after: int, overlap: int) -> int:
+    """Where the chunk after ``[start, end)`` begins: the earliest sentence start,
+    else word start, in the last ``overlap`` characters before ``end``; else ``after``."""
+    earliest = max(end - overlap, start + 1)
+    if earliest >= end:
+        return after
+    for match in _SENTENCE_BREAK.finditer(text, max(earliest - _PUNCTUATION_REACH, start), end):
+        word_start = _skip_whitespace(text, match.start(1))
+        if earliest <= word_start < end:
+            return word_start
+    for match in _WHITESPACE.finditer(text, earliest - 1, end):
+        if earliest <= match.end() < end:
+            return match.end()
+    return after
+
+
+def _last_match(pattern: re.Pattern[str], text: str, low: int, high: int) -> int | None:
+    """Where the whitespace of the last match of ``pattern`` begins, if within ``[low, high]``."""
+    position = None
+    for match in pattern.finditer(text, low, high + 2):  # a break at ``high`` may need 2 chars
+        begins = match.start(match.lastindex or 0)
+        if begins > high:
+            break
+        position = begins
+    return position
+
+
+def _whitespace_run(text: str, position: int, floor: int) -> tuple[int, int]:
+    """The whitespace run around ``position`` (not reaching below ``floor``)."""
+    begin = position
+    while begin > floor and text[begin - 1].isspace():
+        begin -= 1
+    return begin, _skip_whitespace(text, position)
+
+
+def _skip_whitespace(text: str, position: int) -> int:
+    match = _WHITESPACE.match(text, position)
+    return match.end() if match else position

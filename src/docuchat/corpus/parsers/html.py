@@ -1,0 +1,100 @@
+"""HTML: visible text in block structure; scripts, styles and navigation dropped.
+
+Block-level elements (paragraphs, headings, list items, table rows, ...) become
+blocks; inline whitespace is collapsed as a browser would, ``<br>`` keeps its
+line break, ``<pre>`` keeps its layout and table cells are joined with `` | ``.
+The tree is walked iteratively, so deeply nested pages cannot exhaust the stack.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import lxml.html
+from lxml import etree
+
+from docuchat.corpus.parsers._decode import decode_text
+from docuchat.corpus.parsers._document import DocumentBuilder, pick_title
+from docuchat.corpus.types import ParsedDocument
+from docuchat.errors import EmptyDocument
+
+MEDIA_TYPE = "text/html"
+
+_SKIPPED = frozenset(
+    {"head", "script", "style", "nav", "noscript", "template", "svg", "iframe", "object"}
+)
+_BLOCKS = frozenset(
+    {
+        "address", "article", "aside", "blockquote", "body", "caption", "dd", "details",
+        "dialog", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form",
+        "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "html", "li", "main", "ol", "p",
+        "pre", "section", "summary", "table", "tbody", "tfoot", "thead", "tr", "ul",
+    }
+)  # fmt: skip
+_CELLS = frozenset({"td", "th"})
+_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_:.-]+)""", re.IGNORECASE)
+_XML_DECLARATION = re.compile(r"\A\s*<\?xml[^>]*\?>")
+_WHITESPACE = re.compile(r"\s+")
+_SPACES = re.compile(r" {2,}")
+_SPACES_AROUND_BREAK = re.compile(r" *\n *")
+
+
+def parse(data: bytes, stem: str) -> ParsedDocument:
+    declared = _CHARSET.search(data[:4096])
+    text, encoding = decode_text(data, declared=declared[1].decode() if declared else None)
+    # lxml refuses str input that carries its own encoding declaration.
+    text = _XML_DECLARATION.sub("", text)
+    try:
+        root = lxml.html.document_fromstring(text)
+    except etree.ParserError as exc:  # "Document is empty"
+        raise EmptyDocument("the HTML page contains no text") from exc
+    builder = DocumentBuilder()
+    for block in visible_blocks(root):
+        builder.add(block, 1)
+    heading = root.find(".//h1")
+    return builder.build(
+        title=pick_title(
+            root.findtext(".//title"),
+            heading.text_content() if heading is not None else None,
+            fallback=stem,
+        ),
+        page_count=1,
+        media_type=MEDIA_TYPE,
+        metadata={"encoding": encoding},
+        empty_reason="the HTML page contains no visible text",
+    )
+
+
+def visible_blocks(root: lxml.html.HtmlElement) -> Iterator[str]:
+    """The visible text under ``root``, one string per block-level element."""
+    line: list[str] = []
+    walker = etree.iterwalk(root, events=("start", "end"))
+    for event, element in walker:
+        tag = element.tag if isinstance(element.tag, str) else None  # None: comment or PI
+        if event == "start":
+            if tag is None or tag in _SKIPPED or element.get("hidden") is not None:
+                walker.skip_subtree()
+                continue
+            if tag in _BLOCKS:
+                yield _collapse(line)
+                line = []
+            if tag == "pre":
+                yield element.text_content()
+                walker.skip_subtree()
+                continue
+            if tag in _CELLS and any(part.strip() for part in line):
+                line.append(" | ")
+            line.append(_WHITESPACE.sub(" ", element.text or ""))
+        else:
+            if tag in _BLOCKS:
+                yield _collapse(line)
+                line = []
+            elif tag == "br":
+                line.append("\n")
+            line.append(_WHITESPACE.sub(" ", element.tail or ""))
+    yield _collapse(line)
+
+
+def _collapse(line: list[str]) -> str:
+    return _SPACES_AROUND_BREAK.sub("\n", _SPACES.sub(" ", "".join(line))).strip()
