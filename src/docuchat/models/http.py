@@ -1,0 +1,320 @@
+"""Wire plumbing shared by the provider adapters: HTTP with retries, SSE, tool arguments.
+
+:class:`ProviderClient` posts JSON to one provider over ``httpx``. Transient
+failures (408, 409, 425, 429, 5xx, timeouts, dropped connections) are retried
+with exponential backoff and full jitter, honouring ``Retry-After``; anything
+else becomes a typed :mod:`docuchat.errors` error carrying the provider's own
+message. A streamed call is retried only until its response headers arrive:
+once text may have reached the caller, a failure is final.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import random
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+
+from docuchat.errors import (
+    ConfigError,
+    ModelConnectionError,
+    ModelError,
+    ModelHTTPError,
+    ModelResponseError,
+)
+from docuchat.models.base import ToolCall
+
+DEFAULT_TIMEOUT = httpx.Timeout(300.0, connect=10.0)
+"""Reasoning models may think for minutes before the first byte of a non-streamed answer."""
+
+_MAX_MESSAGE_CHARS = 2000
+
+
+def _full_jitter(ceiling: float) -> float:
+    return random.uniform(0.0, ceiling)
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How often and how long to wait before retrying a transient failure.
+
+    Attempt ``n`` (from 0) waits a random time in ``[0, min(max_delay,
+    base_delay * 2**n)]`` ("full jitter"), or exactly what the server asked for
+    in ``Retry-After``. A server asking for more than ``max_delay`` ends the
+    retries: the error then carries ``retry_after`` for the caller.
+    """
+
+    max_retries: int = 3
+    base_delay: float = 0.5
+    max_delay: float = 30.0
+    sleep: Callable[[float], Awaitable[None]] = field(default=asyncio.sleep, repr=False)
+    jitter: Callable[[float], float] = field(default=_full_jitter, repr=False)
+
+    def delay_before_retry(self, error: ModelError, attempt: int) -> float | None:
+        """Seconds to wait before retrying after ``error`` on ``attempt``, or None to give up."""
+        if not error.retryable or attempt >= self.max_retries:
+            return None
+        retry_after = error.retry_after if isinstance(error, ModelHTTPError) else None
+        if retry_after is not None:
+            return retry_after if retry_after <= self.max_delay else None
+        return self.jitter(min(self.max_delay, self.base_delay * 2**attempt))
+
+
+DEFAULT_RETRY = RetryPolicy()
+
+
+def retry_after_seconds(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
+    """The wait a server asks for: ``retry-after-ms``, else ``Retry-After`` (seconds or a date)."""
+    milliseconds = headers.get("retry-after-ms")
+    if milliseconds:
+        try:
+            return max(0.0, float(milliseconds) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+def provider_message(response: httpx.Response) -> str:
+    """The human-readable error a provider put in its body.
+
+    OpenAI-compatible servers send ``{"error": {"message": ...}}``, Anthropic
+    ``{"error": {"type": ..., "message": ...}}``; OpenRouter adds the upstream
+    reason in ``error.metadata.raw``. Anything else is returned as raw text.
+    """
+    try:
+        body = response.json()
+    except (ValueError, UnicodeDecodeError):
+        body = None
+    message = error_message(body) if isinstance(body, dict) else None
+    if message is None:
+        message = response.text.strip() or response.reason_phrase or "no message"
+    return message[:_MAX_MESSAGE_CHARS]
+
+
+def error_message(body: Mapping[str, Any]) -> str | None:
+    """The message of an ``{"error": ...}`` body, or None when it has none."""
+    error = body.get("error")
+    if isinstance(error, str):
+        return error
+    if not isinstance(error, dict) or not isinstance(error.get("message"), str):
+        return None
+    message: str = error["message"]
+    metadata = error.get("metadata")
+    upstream = metadata.get("raw") if isinstance(metadata, dict) else None
+    if isinstance(upstream, str) and upstream:
+        message = f"{message}: {upstream}"
+    return message
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSentEvent:
+    event: str
+    data: str
+
+
+async def iter_sse(lines: AsyncIterator[str]) -> AsyncIterator[ServerSentEvent]:
+    """Server-sent events from lines of ``event:`` / ``data:`` fields, framed by blank lines."""
+    event = ""
+    data: list[str] = []
+    async for line in lines:
+        if not line:
+            if data:
+                yield ServerSentEvent(event or "message", "\n".join(data))
+            event, data = "", []
+            continue
+        name, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if name == "event":
+            event = value
+        elif name == "data":
+            data.append(value)
+    if data:
+        yield ServerSentEvent(event or "message", "\n".join(data))
+
+
+def decode_event(event: ServerSentEvent) -> Any:
+    try:
+        return json.loads(event.data)
+    except ValueError as error:
+        raise ModelResponseError(f"stream event is not JSON: {event.data[:200]!r}") from error
+
+
+@contextmanager
+def response_shape(what: str) -> Iterator[None]:
+    """Turns a body of an unexpected shape (a list where an object was due) into a typed error."""
+    try:
+        yield
+    except (KeyError, IndexError, TypeError, AttributeError) as error:
+        raise ModelResponseError(f"unexpected {what}: {error!r}") from error
+
+
+def new_call_id() -> str:
+    return f"call_{uuid.uuid4().hex[:24]}"
+
+
+def make_tool_call(call_id: str | None, name: str, arguments: str | None) -> ToolCall:
+    """A tool call from wire fields; never raises.
+
+    Arguments that are not a JSON object are kept in ``raw_arguments`` (with
+    empty ``arguments``) for the loop to report back to the model. A missing
+    id (some vendors send none) is generated.
+    """
+    parsed: Any = {}
+    if arguments is not None and arguments.strip():
+        try:
+            parsed = json.loads(arguments)
+        except (ValueError, RecursionError):
+            parsed = None
+    if isinstance(parsed, dict):
+        return ToolCall(id=call_id or new_call_id(), name=name, arguments=parsed)
+    return ToolCall(id=call_id or new_call_id(), name=name, arguments={}, raw_arguments=arguments)
+
+
+class ProviderClient:
+    """POSTs JSON to one provider's base URL with retries.
+
+    With an injected ``http_client`` the caller owns it (and its connection
+    pool); without one, each call opens and closes its own client. Cancelling
+    the awaiting task closes the connection of the in-flight request.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        headers: Mapping[str, str],
+        *,
+        http_client: httpx.AsyncClient | None,
+        retry: RetryPolicy,
+        timeout: httpx.Timeout | float,
+    ) -> None:
+        url = httpx.URL(base_url)
+        if url.scheme not in ("http", "https") or not url.host:
+            raise ConfigError(f"base URL must be an http(s) URL, got {base_url!r}")
+        self.base_url = base_url.rstrip("/")
+        self.headers = dict(headers)
+        self.retry = retry
+        self.timeout = timeout
+        self._http_client = http_client
+
+    async def post_json(self, path: str, payload: Mapping[str, Any]) -> Any:
+        """The decoded JSON body of a successful POST."""
+        async with self._client() as client:
+            response = await self._send_with_retries(client, path, payload, stream=False)
+        try:
+            return response.json()
+        except (ValueError, UnicodeDecodeError) as error:
+            raise ModelResponseError(
+                f"HTTP {response.status_code} answer is not JSON: {response.text[:200]!r}"
+            ) from error
+
+    @asynccontextmanager
+    async def stream_events(
+        self, path: str, payload: Mapping[str, Any]
+    ) -> AsyncIterator[AsyncIterator[ServerSentEvent]]:
+        """The server-sent events of a successful streamed POST."""
+        async with self._client() as client:
+            response = await self._send_with_retries(client, path, payload, stream=True)
+            try:
+                yield _guard_stream(iter_sse(response.aiter_lines()))
+            finally:
+                await response.aclose()
+
+    @asynccontextmanager
+    async def _client(self) -> AsyncIterator[httpx.AsyncClient]:
+        if self._http_client is not None:
+            yield self._http_client
+        else:
+            async with httpx.AsyncClient() as client:
+                yield client
+
+    async def _send_with_retries(
+        self, client: httpx.AsyncClient, path: str, payload: Mapping[str, Any], *, stream: bool
+    ) -> httpx.Response:
+        attempt = 0
+        while True:
+            try:
+                return await self._send(client, path, payload, stream=stream)
+            except ModelError as error:
+                delay = self.retry.delay_before_retry(error, attempt)
+                if delay is None:
+                    raise
+            await self.retry.sleep(delay)
+            attempt += 1
+
+    async def _send(
+        self, client: httpx.AsyncClient, path: str, payload: Mapping[str, Any], *, stream: bool
+    ) -> httpx.Response:
+        request = client.build_request(
+            "POST", self.base_url + path, json=payload, headers=self.headers, timeout=self.timeout
+        )
+        try:
+            response = await client.send(request, stream=True)
+        except httpx.TransportError as error:
+            raise _connection_error(error) from error
+        if response.is_success and stream:
+            return response
+        try:
+            await response.aread()
+        except httpx.TransportError as error:
+            raise _connection_error(error) from error
+        finally:
+            await response.aclose()
+        if not response.is_success:
+            raise ModelHTTPError(
+                response.status_code,
+                provider_message(response),
+                retry_after=retry_after_seconds(response.headers),
+            )
+        return response
+
+
+def _connection_error(error: httpx.TransportError) -> ModelConnectionError:
+    kind = "timed out" if isinstance(error, httpx.TimeoutException) else "connection failed"
+    return ModelConnectionError(f"{kind}: {error!r}")
+
+
+async def _guard_stream(events: AsyncIterator[ServerSentEvent]) -> AsyncIterator[ServerSentEvent]:
+    """Turns a connection lost mid-stream into a ModelConnectionError."""
+    try:
+        async for event in events:
+            yield event
+    except httpx.TransportError as error:
+        raise _connection_error(error) from error
+
+
+__all__ = [
+    "DEFAULT_RETRY",
+    "DEFAULT_TIMEOUT",
+    "ProviderClient",
+    "RetryPolicy",
+    "ServerSentEvent",
+    "decode_event",
+    "error_message",
+    "iter_sse",
+    "make_tool_call",
+    "new_call_id",
+    "provider_message",
+    "response_shape",
+    "retry_after_seconds",
+]

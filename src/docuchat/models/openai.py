@@ -1,0 +1,321 @@
+"""OpenAI-compatible chat completions: OpenAI, Groq, Mistral, DeepSeek, OpenRouter, vLLM, Ollama...
+
+One adapter serves every server that speaks ``POST {base_url}/chat/completions``.
+Vendor differences seen in recorded traffic and handled here: tool calls
+without ids (an id is generated), empty-string ``finish_reason`` (inferred),
+reasoning in ``reasoning_content`` or ``reasoning`` (kept in
+``extra["reasoning"]``), content as a list of typed parts, streamed usage on
+the last chunk with choices or on a separate chunk without any.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from docuchat.errors import ConfigError, ModelResponseError
+from docuchat.models.base import (
+    AssistantMessage,
+    ModelRequest,
+    ModelResponse,
+    StreamItem,
+    TextDelta,
+    TokenUsage,
+    ToolCall,
+    ToolResultsMessage,
+    ToolSpec,
+    UserMessage,
+)
+from docuchat.models.http import (
+    DEFAULT_RETRY,
+    DEFAULT_TIMEOUT,
+    ProviderClient,
+    RetryPolicy,
+    decode_event,
+    error_message,
+    make_tool_call,
+    response_shape,
+)
+from docuchat.models.tokens import TokenEstimator
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+_OPENAI_HOST = "api.openai.com"
+
+
+class OpenAIChatModel:
+    """A chat model behind any OpenAI-compatible server.
+
+    ``token_estimator`` estimates request sizes; the agent loop calls its
+    ``observe`` with each response's ``usage.input_tokens``.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str = DEFAULT_BASE_URL,
+        http_client: httpx.AsyncClient | None = None,
+        retry: RetryPolicy = DEFAULT_RETRY,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+    ) -> None:
+        is_openai = httpx.URL(base_url).host == _OPENAI_HOST
+        if is_openai and not api_key:
+            raise ConfigError(
+                "OPENAI_API_KEY is not set: it is required for api.openai.com "
+                "(set OPENAI_BASE_URL to use a server that needs no key)"
+            )
+        self.model = model
+        self.name = f"openai:{model}"
+        self.token_estimator = TokenEstimator()
+        # OpenAI's reasoning models reject max_tokens; many compatible servers only know it.
+        self._max_tokens_field = "max_completion_tokens" if is_openai else "max_tokens"
+        headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = ProviderClient(
+            base_url, headers, http_client=http_client, retry=retry, timeout=timeout
+        )
+
+    @classmethod
+    def from_env(cls, model: str) -> OpenAIChatModel:
+        """Configured by ``OPENAI_API_KEY`` and ``OPENAI_BASE_URL``."""
+        return cls(
+            model,
+            api_key=os.environ.get("OPENAI_API_KEY") or None,
+            base_url=os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL,
+        )
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        body = await self._client.post_json("/chat/completions", self.request_body(request))
+        with response_shape("chat completion"):
+            return _parse_completion(body)
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
+        assembler = _StreamAssembler()
+        payload = self.request_body(request, stream=True)
+        async with self._client.stream_events("/chat/completions", payload) as events:
+            async for event in events:
+                if event.data.strip() == "[DONE]":
+                    break
+                with response_shape("chat completion chunk"):
+                    text = assembler.feed(decode_event(event))
+                if text:
+                    yield TextDelta(text)
+        yield assembler.response()
+
+    def request_body(self, request: ModelRequest, *, stream: bool = False) -> dict[str, Any]:
+        """The exact JSON sent for ``request``."""
+        body: dict[str, Any] = {"model": self.model, "messages": _messages(request)}
+        if request.tools and request.tool_choice != "none":
+            body["tools"] = [_tool(spec) for spec in request.tools]
+        if request.max_output_tokens is not None:
+            body[self._max_tokens_field] = request.max_output_tokens
+        if stream:
+            body["stream"] = True
+            body["stream_options"] = {"include_usage": True}
+        return body
+
+
+def _messages(request: ModelRequest) -> list[dict[str, Any]]:
+    wire: list[dict[str, Any]] = []
+    if request.system:
+        wire.append({"role": "system", "content": request.system})
+    for message in request.messages:
+        if isinstance(message, UserMessage):
+            wire.append({"role": "user", "content": message.content})
+        elif isinstance(message, AssistantMessage):
+            wire.append(_assistant_message(message))
+        elif isinstance(message, ToolResultsMessage):
+            wire.extend(
+                {"role": "tool", "tool_call_id": result.call_id, "content": result.content}
+                for result in message.results
+            )
+    return wire
+
+
+def _assistant_message(message: AssistantMessage) -> dict[str, Any]:
+    if not message.tool_calls:
+        return {"role": "assistant", "content": message.text}
+    return {
+        "role": "assistant",
+        "content": message.text or None,
+        "tool_calls": [_wire_tool_call(call) for call in message.tool_calls],
+    }
+
+
+def _wire_tool_call(call: ToolCall) -> dict[str, Any]:
+    # Unparseable arguments go back as "{}": the tool result already told the model what was wrong.
+    return {
+        "id": call.id,
+        "type": "function",
+        "function": {"name": call.name, "arguments": json.dumps(dict(call.arguments))},
+    }
+
+
+def _tool(spec: ToolSpec) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": dict(spec.parameters),
+        },
+    }
+
+
+def _parse_completion(body: Any) -> ModelResponse:
+    choices = body.get("choices") if isinstance(body, dict) else None
+    if not choices:
+        detail = error_message(body) if isinstance(body, dict) else None
+        raise ModelResponseError(
+            f"provider error: {detail}" if detail else f"no choices in response: {str(body)[:200]}"
+        )
+    message = choices[0].get("message") or {}
+    tool_calls = tuple(
+        make_tool_call(call.get("id"), call["function"]["name"], call["function"].get("arguments"))
+        for call in message.get("tool_calls") or ()
+    )
+    return _response(
+        text=_content_text(message.get("content")),
+        reasoning=_reasoning_text(message),
+        tool_calls=tool_calls,
+        finish_reason=choices[0].get("finish_reason"),
+        usage=_usage(body.get("usage")),
+        model=body.get("model"),
+    )
+
+
+def _response(
+    *,
+    text: str,
+    reasoning: str,
+    tool_calls: tuple[ToolCall, ...],
+    finish_reason: str | None,
+    usage: TokenUsage | None,
+    model: str | None,
+) -> ModelResponse:
+    return ModelResponse(
+        text=text,
+        tool_calls=tool_calls,
+        usage=usage,
+        # Some vendors send "" (or nothing) as finish_reason.
+        finish_reason=finish_reason or ("tool_calls" if tool_calls else "stop"),
+        model=model,
+        extra={"reasoning": reasoning} if reasoning else {},
+    )
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # typed parts; thinking parts are not answer text
+        return "".join(
+            str(part.get("text") or "")
+            for part in content
+            if isinstance(part, dict) and part.get("type") == "text"
+        )
+    return ""
+
+
+def _reasoning_text(message: Mapping[str, Any]) -> str:
+    for key in ("reasoning_content", "reasoning"):
+        value = message.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def _usage(usage: Any) -> TokenUsage | None:
+    if not isinstance(usage, dict):
+        return None
+    return TokenUsage(
+        input_tokens=int(usage.get("prompt_tokens") or 0),
+        output_tokens=int(usage.get("completion_tokens") or 0),
+    )
+
+
+@dataclass
+class _PartialToolCall:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+class _StreamAssembler:
+    """Accumulates chat completion chunks into one response."""
+
+    def __init__(self) -> None:
+        self._text: list[str] = []
+        self._reasoning: list[str] = []
+        self._calls: list[_PartialToolCall] = []
+        self._calls_by_index: dict[int, _PartialToolCall] = {}
+        self._finish_reason: str | None = None
+        self._usage: TokenUsage | None = None
+        self._model: str | None = None
+        self._chunks = 0
+
+    def feed(self, chunk: Any) -> str:
+        """Takes one chunk; returns its answer text (possibly empty)."""
+        if not isinstance(chunk, dict):
+            raise ModelResponseError(f"stream chunk is not an object: {str(chunk)[:200]}")
+        detail = error_message(chunk)
+        if detail is not None:
+            raise ModelResponseError(f"provider error in stream: {detail}")
+        self._chunks += 1
+        self._model = chunk.get("model") or self._model
+        self._usage = _usage(chunk.get("usage")) or self._usage
+        choices = chunk.get("choices")
+        if not choices:
+            return ""
+        choice = choices[0]
+        self._finish_reason = choice.get("finish_reason") or self._finish_reason
+        delta = choice.get("delta") or {}
+        for fragment in delta.get("tool_calls") or ():
+            self._add_fragment(fragment)
+        self._reasoning.append(_reasoning_text(delta))
+        text = _content_text(delta.get("content"))
+        self._text.append(text)
+        return text
+
+    def _add_fragment(self, fragment: Mapping[str, Any]) -> None:
+        function = fragment.get("function") or {}
+        name, call_id = function.get("name") or "", fragment.get("id") or ""
+        index = fragment.get("index")
+        if index is None:  # vendors that omit the index send each call whole, name first
+            call = None if name else self._last_call()
+        else:
+            call = self._calls_by_index.get(index)
+        # A new id at a known index is a new call (vendors that reuse index 0).
+        if call is None or (call_id and call.id and call_id != call.id):
+            call = _PartialToolCall()
+            self._calls.append(call)
+            if index is not None:
+                self._calls_by_index[index] = call
+        call.id = call.id or call_id
+        if name and name != call.name:
+            call.name += name
+        call.arguments.append(function.get("arguments") or "")
+
+    def _last_call(self) -> _PartialToolCall | None:
+        return self._calls[-1] if self._calls else None
+
+    def response(self) -> ModelResponse:
+        if not self._chunks:
+            raise ModelResponseError("stream ended before any completion chunk")
+        return _response(
+            text="".join(self._text),
+            reasoning="".join(self._reasoning),
+            tool_calls=tuple(
+                make_tool_call(call.id, call.name, "".join(call.arguments)) for call in self._calls
+            ),
+            finish_reason=self._finish_reason,
+            usage=self._usage,
+            model=self._model,
+        )
+
+
+__all__ = ["DEFAULT_BASE_URL", "OpenAIChatModel"]
