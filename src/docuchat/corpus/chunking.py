@@ -60,33 +60,42 @@ def chunk_document(
 def _spans(text: str, size: int, overlap: int) -> Iterator[tuple[int, int]]:
     """``(start, end)`` of each chunk, in order."""
     stop = len(text.rstrip())
-    start = _skip_whitespace(text, 0)
+    start = reached = _skip_whitespace(text, 0)
     while start < stop:
         if stop - start <= size:
             yield start, stop
             return
-        end, after = _cut(text, start, start + size)
+        cut = _cut(text, start, start + size, reached)
+        if cut is None:  # from inside the overlap, no cut gets past the previous chunk
+            start = reached
+            continue
+        end, reached = cut
         yield start, end
-        start = _next_start(text, start, end, after, overlap)
+        start = _next_start(text, start, end, reached, overlap)
 
 
-def _cut(text: str, start: int, limit: int) -> tuple[int, int]:
-    """Where a chunk starting at ``start`` ends (at most ``limit``) and where the
-    whitespace after that end stops."""
-    half = start + (limit - start) // 2
+def _cut(text: str, start: int, limit: int, reached: int) -> tuple[int, int] | None:
+    """Where a chunk starting at ``start`` ends (at most ``limit``, after ``reached``,
+    where the previous chunk's trailing whitespace stopped) and where the whitespace
+    after that end stops. None if a chunk starting inside the overlap cannot end
+    past the previous one."""
+    low = max(start + (limit - start) // 2, reached + 1)
     for pattern in (_PARAGRAPH_BREAK, _SENTENCE_BREAK):
-        position = _last_match(pattern, text, half, limit)
+        position = _last_match(pattern, text, low, limit)
         if position is not None:
-            return _whitespace_run(text, position, start)
-    for position in range(limit, start, -1):
+            return _whitespace_run(text, position)
+    for position in range(limit, max(start, reached), -1):
         if text[position].isspace():
-            return _whitespace_run(text, position, start)
+            return _whitespace_run(text, position)
+    if start < reached:
+        return None
     return limit, limit  # one word longer than the chunk: cut inside it
 
 
 def _next_start(text: str, start: int, end: int, after: int, overlap: int) -> int:
     """Where the chunk after ``[start, end)`` begins: the earliest sentence start,
-    else word start, in the last ``overlap`` characters before ``end``; else ``after``."""
+    else word start, in the last ``overlap`` characters before ``end``; else ``after``,
+    where the whitespace following the chunk stops."""
     earliest = max(end - overlap, start + 1)
     if earliest >= end:
         return after
@@ -111,10 +120,11 @@ def _last_match(pattern: re.Pattern[str], text: str, low: int, high: int) -> int
     return position
 
 
-def _whitespace_run(text: str, position: int, floor: int) -> tuple[int, int]:
-    """The whitespace run around ``position`` (not reaching below ``floor``)."""
+def _whitespace_run(text: str, position: int) -> tuple[int, int]:
+    """Where the whitespace run around ``position`` begins and ends; the chunk's own
+    first character is not whitespace, so the run never reaches back past it."""
     begin = position
-    while begin > floor and text[begin - 1].isspace():
+    while text[begin - 1].isspace():
         begin -= 1
     return begin, _skip_whitespace(text, position)
 

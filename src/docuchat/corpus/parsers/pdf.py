@@ -5,7 +5,8 @@ comparison with pypdf and pdfplumber. PDFium already joins words hyphenated
 at a line end (marking the join with U+FFFE, which we drop) and keeps columns
 apart. Text is NFKC-normalised so that ligatures ("ﬁ") and presentation forms
 become the letters people search for. A page's lines are joined into
-paragraphs; a line clearly shorter than a full line of the page ends one.
+paragraphs: a line clearly shorter than a full line of the page ends one,
+and stands alone if it does not end like a sentence (a heading, a label).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ _METADATA_KEYS = {
 _JOINED_HYPHEN = re.compile(r"\ufffe\s*")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _SHORT_LINE = 0.75  # of a full line on the page: such a line ends a paragraph
+_CLAUSE_ENDS = (".", "!", "?", ":", ";", ",", "…", '"', "”", ")")
 
 
 def parse(data: bytes, stem: str) -> ParsedDocument:
@@ -100,11 +102,15 @@ def _paragraphs(page_text: str) -> Iterator[str]:
     short = _SHORT_LINE * _full_line_length(lines)
     paragraph: list[str] = []
     for line in lines:
-        if line:
+        if len(line) >= short:
             paragraph.append(line)
-        if len(line) < short:
+            continue
+        if not line.endswith(_CLAUSE_ENDS):  # a heading, a label, a page number: on its own
             yield " ".join(paragraph)
             paragraph = []
+        paragraph.append(line)
+        yield " ".join(paragraph)
+        paragraph = []
     yield " ".join(paragraph)
 
 
