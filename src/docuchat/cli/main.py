@@ -14,9 +14,15 @@ def cli() -> None:
 
 
 def _register() -> None:
+    from docuchat.cli.docs_cmd import docs
+    from docuchat.cli.ingest_cmd import ingest_command
+    from docuchat.cli.search_cmd import search_command
     from docuchat.cli.trace_cmd import trace
 
     cli.add_command(trace)
+    cli.add_command(ingest_command)
+    cli.add_command(docs)
+    cli.add_command(search_command)
 
 
 _register()

@@ -1,0 +1,163 @@
+"""Hybrid search: BM25 and vector results fused by reciprocal rank, with snippets."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from docuchat.embeddings import Embedder
+from docuchat.errors import ConfigError
+from docuchat.search.fusion import DEFAULT_RRF_K, Fused, reciprocal_rank_fusion
+from docuchat.search.snippets import DEFAULT_WIDTH, Snippet, make_snippet
+from docuchat.store import DocumentFilter, Hit, Store, Vector
+
+Mode = Literal["hybrid", "bm25", "dense"]
+MODES: tuple[Mode, ...] = ("hybrid", "bm25", "dense")
+
+
+@dataclass(frozen=True, slots=True)
+class HybridConfig:
+    rrf_k: int = DEFAULT_RRF_K
+    bm25_weight: float = 1.0
+    vector_weight: float = 1.0
+    candidates: int = 100  # how deep each method's list goes into the fusion
+    approximate: bool = False  # use the store's approximate vector index where it has one
+    snippet_width: int = DEFAULT_WIDTH
+
+
+@dataclass(frozen=True, slots=True)
+class RankedChunk:
+    """A fused result before it is read back: enough to score a ranking."""
+
+    chunk_id: str
+    doc_id: str
+    score: float  # the fused score
+    bm25_rank: int | None  # 1-based, None if BM25 did not find it
+    vector_rank: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    chunk_id: str
+    doc_id: str
+    title: str
+    page: int
+    page_end: int
+    start: int  # character offsets of the chunk in its document's text
+    end: int
+    snippet: Snippet
+    score: float
+    bm25_rank: int | None
+    vector_rank: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["snippet"] = self.snippet.text
+        data["highlights"] = [list(span) for span in self.snippet.highlights]
+        return data
+
+
+class HybridSearcher:
+    """Searches one store; the embedder (if any) turns queries into vectors."""
+
+    def __init__(
+        self, store: Store, embedder: Embedder | None = None, config: HybridConfig | None = None
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.config = config or HybridConfig()
+
+    def search(
+        self,
+        owner: str,
+        query: str,
+        *,
+        k: int = 10,
+        where: DocumentFilter | None = None,
+        mode: Mode = "hybrid",
+        query_vector: Vector | None = None,
+    ) -> list[SearchResult]:
+        """The best ``k`` chunks with snippets. Without an embedder, hybrid is BM25 alone."""
+        ranked = self.rank(owner, query, k=k, where=where, mode=mode, query_vector=query_vector)
+        chunks = self.store.get_chunks(owner, [r.chunk_id for r in ranked])
+        spans = self.store.match_spans(owner, query, [r.chunk_id for r in ranked])
+        width = self.config.snippet_width
+        return [
+            SearchResult(
+                chunk_id=chunk.id,
+                doc_id=chunk.doc_id,
+                title=chunk.title,
+                page=chunk.page,
+                page_end=chunk.page_end,
+                start=chunk.start,
+                end=chunk.end,
+                snippet=make_snippet(chunk.text, spans.get(chunk.id, ()), width=width),
+                score=r.score,
+                bm25_rank=r.bm25_rank,
+                vector_rank=r.vector_rank,
+            )
+            for r, chunk in zip(ranked, chunks, strict=True)
+        ]
+
+    def rank(
+        self,
+        owner: str,
+        query: str,
+        *,
+        k: int = 10,
+        where: DocumentFilter | None = None,
+        mode: Mode = "hybrid",
+        query_vector: Vector | None = None,
+    ) -> list[RankedChunk]:
+        """The best ``k`` chunk ids with their fused score and per-method ranks.
+
+        ``query_vector`` skips embedding the query (it must come from this
+        searcher's embedder).
+        """
+        if mode not in MODES:
+            raise ConfigError(f"unknown search mode {mode!r}: use one of {', '.join(MODES)}")
+        if mode == "dense" and self.embedder is None:
+            raise ConfigError("dense search needs an embedder")
+        depth = max(k, self.config.candidates) if mode == "hybrid" else k
+        lists: dict[str, list[Hit]] = {}
+        if mode != "dense":
+            lists["bm25"] = self.store.search_bm25(owner, query, k=depth, where=where)
+        if mode != "bm25":
+            lists["vector"] = self._vector_hits(owner, query, depth, where, query_vector)
+        fused = reciprocal_rank_fusion(
+            {method: [hit.chunk_id for hit in hits] for method, hits in lists.items()},
+            weights={"bm25": self.config.bm25_weight, "vector": self.config.vector_weight},
+            rrf_k=self.config.rrf_k,
+        )
+        doc_ids = {hit.chunk_id: hit.doc_id for hits in lists.values() for hit in hits}
+        return [_ranked(f, doc_ids[f.id]) for f in fused[:k]]
+
+    def _vector_hits(
+        self,
+        owner: str,
+        query: str,
+        depth: int,
+        where: DocumentFilter | None,
+        query_vector: Vector | None,
+    ) -> list[Hit]:
+        if self.embedder is None:
+            return []
+        vector = self.embedder.embed([query])[0] if query_vector is None else query_vector
+        return self.store.search_vectors(
+            owner,
+            self.embedder.name,
+            vector,
+            k=depth,
+            where=where,
+            approximate=self.config.approximate,
+        )
+
+
+def _ranked(fused: Fused, doc_id: str) -> RankedChunk:
+    return RankedChunk(
+        chunk_id=fused.id,
+        doc_id=doc_id,
+        score=fused.score,
+        bm25_rank=fused.ranks.get("bm25"),
+        vector_rank=fused.ranks.get("vector"),
+    )

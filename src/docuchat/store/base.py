@@ -1,0 +1,172 @@
+"""The store interface: documents, chunks, BM25 and vector search, all scoped by owner.
+
+Nothing here is SQL: a PostgreSQL + pgvector backend implements the same
+protocol. Every read takes the owner and can only ever see that owner's rows;
+an id that is unknown or belongs to someone else raises the same ``NotFound``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from docuchat.corpus.types import Chunk, ParsedDocument
+
+AddStatus = Literal["added", "unchanged", "replaced"]
+Vector = npt.NDArray[np.float32]
+MetadataValue = str | int | float | bool
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRecord:
+    id: str
+    title: str
+    source: str | None  # where it came from (a path, an upload's file name); re-ingest key
+    media_type: str
+    content_hash: str
+    page_count: int
+    chunk_count: int
+    char_count: int
+    metadata: Mapping[str, Any]
+    added_at: str  # ISO 8601, UTC
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRecord:
+    id: str
+    doc_id: str
+    title: str  # the document's title
+    index: int  # position of the chunk in its document
+    page: int
+    page_end: int
+    start: int  # character offsets into the document's text
+    end: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class AddResult:
+    status: AddStatus  # "unchanged": this owner already holds the same content
+    document: DocumentRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result, best first; ``score`` is higher-is-better within one method."""
+
+    chunk_id: str
+    doc_id: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class TextToEmbed:
+    text_hash: str  # the cache key, with the model name
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentFilter:
+    """Restricts a listing or a search; every given criterion must hold."""
+
+    doc_ids: frozenset[str] | None = None
+    media_types: frozenset[str] | None = None
+    title_contains: str | None = None  # case-insensitive substring
+    metadata: Mapping[str, MetadataValue] = field(default_factory=dict)  # key = value
+
+
+class Store(Protocol):
+    """Documents, their chunks and vectors, for many owners in one database."""
+
+    def add_document(
+        self,
+        owner: str,
+        document: ParsedDocument,
+        chunks: Iterable[Chunk],
+        *,
+        content_hash: str,
+        source: str | None = None,
+    ) -> AddResult:
+        """Store a document and its chunks in one transaction.
+
+        Content this owner already holds is stored once ("unchanged"). New
+        content from a ``source`` this owner already has replaces that
+        document's chunks and vectors, keeping its id ("replaced"). If anything
+        fails, nothing is written and the previous version stays intact.
+        """
+        ...
+
+    def list_documents(
+        self, owner: str, *, where: DocumentFilter | None = None
+    ) -> list[DocumentRecord]:
+        """The owner's documents, oldest first."""
+        ...
+
+    def get_document(self, owner: str, doc_id: str) -> DocumentRecord: ...
+
+    def remove_document(self, owner: str, doc_id: str) -> None:
+        """Remove a document with its chunks, their search entries and their vectors."""
+        ...
+
+    def document_text(self, owner: str, doc_id: str, start: int = 0, end: int | None = None) -> str:
+        """A slice of the document's extracted text (the text chunk offsets point into)."""
+        ...
+
+    def get_chunk(self, owner: str, chunk_id: str) -> ChunkRecord: ...
+
+    def get_chunks(self, owner: str, chunk_ids: Sequence[str]) -> list[ChunkRecord]:
+        """Chunks in the order asked; NotFound if any one is missing."""
+        ...
+
+    def search_bm25(
+        self, owner: str, query: str, *, k: int = 10, where: DocumentFilter | None = None
+    ) -> list[Hit]:
+        """Best ``k`` chunks for the words of ``query`` (any text is safe), by BM25."""
+        ...
+
+    def search_vectors(
+        self,
+        owner: str,
+        model: str,
+        vector: Vector,
+        *,
+        k: int = 10,
+        where: DocumentFilter | None = None,
+        approximate: bool = False,
+    ) -> list[Hit]:
+        """Best ``k`` chunks by dot product with ``vector`` among those embedded by ``model``.
+
+        ``approximate`` trades a little recall for speed on large collections;
+        small ones are always searched exactly.
+        """
+        ...
+
+    def match_spans(
+        self, owner: str, query: str, chunk_ids: Sequence[str]
+    ) -> dict[str, list[tuple[int, int]]]:
+        """Where the words of ``query`` occur in each chunk's text (offsets into it)."""
+        ...
+
+    def texts_to_embed(
+        self, owner: str, model: str, *, batch_size: int = 64
+    ) -> Iterator[list[TextToEmbed]]:
+        """Distinct chunk texts of the owner that have no vector for ``model`` yet, in batches.
+
+        Store each batch with ``put_embeddings`` before taking the next; an
+        interrupted run resumes where it stopped.
+        """
+        ...
+
+    def count_texts_to_embed(self, owner: str, model: str) -> int: ...
+
+    def put_embeddings(
+        self, owner: str, model: str, text_hashes: Sequence[str], vectors: Vector
+    ) -> None:
+        """Cache vectors (shape ``(len(text_hashes), dim)``) for texts by hash and model."""
+        ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,130 @@
+"""SQLite schema migrations: named functions, applied in order on open, recorded in a table.
+
+Add a migration by appending a function decorated with ``@migration``; never
+edit or reorder one that has shipped.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+Migration = Callable[[sqlite3.Connection], None]
+MIGRATIONS: list[Migration] = []
+
+
+def migration(fn: Migration) -> Migration:
+    MIGRATIONS.append(fn)
+    return fn
+
+
+def apply_migrations(db: sqlite3.Connection) -> list[str]:
+    """Apply the migrations not yet recorded, each in its own transaction; return their names."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+    )
+    done = {name for (name,) in db.execute("SELECT name FROM migrations")}
+    applied = []
+    for fn in MIGRATIONS:
+        if fn.__name__ in done:
+            continue
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            fn(db)
+            db.execute(
+                "INSERT INTO migrations (name, applied_at) VALUES (?, ?)",
+                (fn.__name__, datetime.now(UTC).isoformat(timespec="seconds")),
+            )
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        applied.append(fn.__name__)
+    return applied
+
+
+@migration
+def m001_documents_and_chunks(db: sqlite3.Connection) -> None:
+    # AUTOINCREMENT: keys are never reused, so a key held in an in-memory
+    # vector matrix can only ever name the row it was loaded from.
+    db.execute(
+        """
+        CREATE TABLE documents (
+            key INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            owner TEXT NOT NULL,
+            title TEXT NOT NULL,
+            source TEXT,
+            media_type TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            page_count INTEGER NOT NULL,
+            chunk_count INTEGER NOT NULL,
+            char_count INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            metadata TEXT NOT NULL,
+            added_at TEXT NOT NULL,
+            UNIQUE (owner, content_hash)
+        )
+        """
+    )
+    db.execute(
+        "CREATE UNIQUE INDEX documents_owner_source ON documents (owner, source)"
+        " WHERE source IS NOT NULL"
+    )
+    db.execute(
+        """
+        CREATE TABLE chunks (
+            key INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            doc_key INTEGER NOT NULL REFERENCES documents (key) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            page INTEGER NOT NULL,
+            page_end INTEGER NOT NULL,
+            start INTEGER NOT NULL,
+            "end" INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            text_hash TEXT NOT NULL,
+            UNIQUE (owner, id)
+        )
+        """
+    )
+    db.execute("CREATE INDEX chunks_doc ON chunks (doc_key)")
+    db.execute("CREATE INDEX chunks_owner ON chunks (owner)")
+    db.execute("CREATE INDEX chunks_owner_text ON chunks (owner, text_hash)")
+
+
+@migration
+def m002_full_text_search(db: sqlite3.Connection) -> None:
+    # External content: the index stores no second copy of the text; the store
+    # adds and deletes index rows itself, in the same transaction as the chunks.
+    db.execute(
+        "CREATE VIEW chunks_fts_content AS SELECT c.key AS key, d.title AS title, c.text AS text"
+        " FROM chunks c JOIN documents d ON d.key = c.doc_key"
+    )
+    db.execute(
+        "CREATE VIRTUAL TABLE chunks_fts USING fts5(title, text, content='chunks_fts_content',"
+        " content_rowid='key', tokenize='porter unicode61 remove_diacritics 2')"
+    )
+
+
+@migration
+def m003_embeddings(db: sqlite3.Connection) -> None:
+    db.execute(
+        """
+        CREATE TABLE embeddings (
+            owner TEXT NOT NULL,
+            model TEXT NOT NULL,
+            text_hash TEXT NOT NULL,
+            vector BLOB NOT NULL,
+            UNIQUE (owner, model, text_hash)
+        )
+        """
+    )
+    # Bumped by every write that changes an owner's chunks or vectors, so
+    # in-memory vector matrices (also in other processes) know when to reload.
+    db.execute(
+        "CREATE TABLE owner_generations (owner TEXT PRIMARY KEY, generation INTEGER NOT NULL)"
+        " WITHOUT ROWID"
+    )

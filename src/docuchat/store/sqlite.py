@@ -1,0 +1,646 @@
+"""The SQLite store: one file, WAL, FTS5 for BM25, float32 vectors searched with NumPy."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from docuchat.corpus.types import Chunk, ParsedDocument
+from docuchat.errors import NotFound, StoreError
+from docuchat.store import vector_index
+from docuchat.store.base import (
+    AddResult,
+    AddStatus,
+    ChunkRecord,
+    DocumentFilter,
+    DocumentRecord,
+    Hit,
+    TextToEmbed,
+    Vector,
+)
+from docuchat.store.fts_query import match_expression
+from docuchat.store.migrations import apply_migrations
+
+# BM25 column weights (title, text), tuned on BEIR SciFact; see docs/readme/store.md.
+BM25_WEIGHTS = (1.0, 1.0)
+# Below this many vectors exact search is already fast; the IVF index is not built.
+APPROXIMATE_MIN_VECTORS = 50_000
+_LOAD_BATCH = 8192
+_OVERFETCH = 4
+_HIGHLIGHT_OPEN, _HIGHLIGHT_CLOSE = "\x02", "\x03"
+_MARKED_RUN = re.compile(f"{_HIGHLIGHT_OPEN}([^{_HIGHLIGHT_CLOSE}]*){_HIGHLIGHT_CLOSE}")
+
+_DOCUMENT_COLUMNS = (
+    "d.id, d.title, d.source, d.media_type, d.content_hash, d.page_count, d.chunk_count,"
+    " d.char_count, d.metadata, d.added_at"
+)
+_CHUNK_COLUMNS = 'c.id, d.id, d.title, c.position, c.page, c.page_end, c.start, c."end", c.text'
+
+
+@dataclass
+class _OwnerVectors:
+    """All vectors of one owner for one model, valid for one store generation."""
+
+    generation: int
+    chunk_keys: npt.NDArray[np.int64]
+    doc_keys: npt.NDArray[np.int64]
+    matrix: Vector
+    ivf: vector_index.IVFIndex | None = None
+
+
+class SQLiteStore:
+    """The default store. Safe to share between threads (calls are serialised)."""
+
+    def __init__(self, path: str | Path, *, nprobe: int = 32, cached_matrices: int = 4) -> None:
+        self.path = Path(path)
+        self.nprobe = nprobe
+        self._cached_matrices = cached_matrices
+        self._vectors: OrderedDict[tuple[str, str], _OwnerVectors] = OrderedDict()
+        self._lock = threading.RLock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=10.0
+            )
+            for pragma in (
+                "journal_mode = WAL",
+                "synchronous = NORMAL",
+                "foreign_keys = ON",
+                "cache_size = -65536",
+                "mmap_size = 268435456",
+            ):
+                self._db.execute(f"PRAGMA {pragma}")
+            self.applied_migrations = apply_migrations(self._db)
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"cannot open the database {self.path}: {exc}") from exc
+
+    def close(self) -> None:
+        with self._lock:
+            self._vectors.clear()
+            self._db.close()
+
+    # -- documents -------------------------------------------------------
+
+    def add_document(
+        self,
+        owner: str,
+        document: ParsedDocument,
+        chunks: Iterable[Chunk],
+        *,
+        content_hash: str,
+        source: str | None = None,
+    ) -> AddResult:
+        with self._write() as db:
+            same = db.execute(
+                f"SELECT {_DOCUMENT_COLUMNS} FROM documents d"
+                " WHERE d.owner = ? AND d.content_hash = ?",
+                (owner, content_hash),
+            ).fetchone()
+            if same:
+                return AddResult("unchanged", _document_record(same))
+            previous = (
+                db.execute(
+                    "SELECT key, id FROM documents WHERE owner = ? AND source = ?", (owner, source)
+                ).fetchone()
+                if source is not None
+                else None
+            )
+            status: AddStatus
+            if previous:
+                status, (doc_key, doc_id) = "replaced", previous
+                old_hashes = _delete_chunks(db, doc_key)
+                _write_document(db, owner, document, content_hash, source, doc_key=doc_key)
+            else:
+                status, doc_id, old_hashes = "added", uuid.uuid4().hex[:16], []
+                doc_key = _write_document(db, owner, document, content_hash, source, doc_id=doc_id)
+            _insert_chunks(db, owner, doc_key, document, chunks)
+            _drop_unused_embeddings(db, owner, old_hashes)
+            _bump_generation(db, owner)
+            return AddResult(status, self._document(db, owner, doc_id))
+
+    def list_documents(
+        self, owner: str, *, where: DocumentFilter | None = None
+    ) -> list[DocumentRecord]:
+        condition, params = _filter_sql(where)
+        with self._read() as db:
+            rows = db.execute(
+                f"SELECT {_DOCUMENT_COLUMNS} FROM documents d WHERE d.owner = ?{condition}"
+                " ORDER BY d.key",
+                (owner, *params),
+            ).fetchall()
+        return [_document_record(row) for row in rows]
+
+    def get_document(self, owner: str, doc_id: str) -> DocumentRecord:
+        with self._read() as db:
+            return self._document(db, owner, doc_id)
+
+    def remove_document(self, owner: str, doc_id: str) -> None:
+        with self._write() as db:
+            doc_key = _document_key(db, owner, doc_id)
+            old_hashes = _delete_chunks(db, doc_key)
+            db.execute("DELETE FROM documents WHERE key = ?", (doc_key,))
+            _drop_unused_embeddings(db, owner, old_hashes)
+            _bump_generation(db, owner)
+
+    def document_text(self, owner: str, doc_id: str, start: int = 0, end: int | None = None) -> str:
+        if start < 0 or (end is not None and end < start):
+            raise StoreError(f"invalid text span {start}:{end}")
+        with self._read() as db:
+            doc_key = _document_key(db, owner, doc_id)
+            (text,) = db.execute(
+                "SELECT substr(text, ?, coalesce(?, char_count)) FROM documents WHERE key = ?",
+                (start + 1, None if end is None else end - start, doc_key),
+            ).fetchone()
+        return str(text)
+
+    # -- chunks ----------------------------------------------------------
+
+    def get_chunk(self, owner: str, chunk_id: str) -> ChunkRecord:
+        return self.get_chunks(owner, [chunk_id])[0]
+
+    def get_chunks(self, owner: str, chunk_ids: Sequence[str]) -> list[ChunkRecord]:
+        with self._read() as db:
+            rows = db.execute(
+                f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN documents d ON d.key = c.doc_key"
+                " WHERE c.owner = ? AND c.id IN (SELECT value FROM json_each(?))",
+                (owner, json.dumps(list(chunk_ids))),
+            ).fetchall()
+        found = {row[0]: ChunkRecord(*row) for row in rows}
+        for chunk_id in chunk_ids:
+            if chunk_id not in found:
+                raise NotFound(f"no chunk {chunk_id!r}")
+        return [found[chunk_id] for chunk_id in chunk_ids]
+
+    # -- search ----------------------------------------------------------
+
+    def search_bm25(
+        self, owner: str, query: str, *, k: int = 10, where: DocumentFilter | None = None
+    ) -> list[Hit]:
+        expression = match_expression(query)
+        if expression is None or k <= 0:
+            return []
+        condition, params = _filter_sql(where)
+        with self._read() as db:
+            if where is None and (hits := _bm25_overfetched(db, owner, expression, k)) is not None:
+                return hits
+            rows = db.execute(
+                "SELECT c.id, d.id, bm25(chunks_fts, ?, ?) AS score"
+                " FROM chunks_fts CROSS JOIN chunks c ON c.key = chunks_fts.rowid"
+                " JOIN documents d ON d.key = c.doc_key"
+                f" WHERE chunks_fts MATCH ? AND c.owner = ?{condition}"
+                " ORDER BY score LIMIT ?",
+                (*BM25_WEIGHTS, expression, owner, *params, k),
+            ).fetchall()
+        return [Hit(chunk_id, doc_id, -score) for chunk_id, doc_id, score in rows]
+
+    def search_vectors(
+        self,
+        owner: str,
+        model: str,
+        vector: Vector,
+        *,
+        k: int = 10,
+        where: DocumentFilter | None = None,
+        approximate: bool = False,
+    ) -> list[Hit]:
+        query = np.ascontiguousarray(vector, dtype=np.float32).reshape(-1)
+        with self._read() as db:
+            vectors = self._owner_vectors(db, owner, model)
+            allowed = None if where is None else _filtered_document_keys(db, owner, where)
+        if vectors is None or k <= 0:
+            return []
+        if query.size != vectors.matrix.shape[1]:
+            raise StoreError(
+                f"query vector has {query.size} dimensions, {model!r} vectors have"
+                f" {vectors.matrix.shape[1]}"
+            )
+        rows = None if allowed is None else np.flatnonzero(np.isin(vectors.doc_keys, allowed))
+        if approximate and len(vectors.chunk_keys) >= APPROXIMATE_MIN_VECTORS:
+            candidates = self._ivf(vectors).candidates(query, self.nprobe)
+            rows = candidates if rows is None else np.intersect1d(candidates, rows)
+        positions, scores = vector_index.search(vectors.matrix, query, k, rows)
+        keys = vectors.chunk_keys[positions].tolist()
+        with self._read() as db:
+            ids = {
+                key: (chunk_id, doc_id)
+                for key, chunk_id, doc_id in db.execute(
+                    "SELECT c.key, c.id, d.id FROM chunks c JOIN documents d ON d.key = c.doc_key"
+                    " WHERE c.owner = ? AND c.key IN (SELECT value FROM json_each(?))",
+                    (owner, json.dumps(keys)),
+                )
+            }
+        return [
+            Hit(*ids[key], float(score))
+            for key, score in zip(keys, scores.tolist(), strict=True)
+            if key in ids  # removed since the matrix was loaded (keys are never reused)
+        ]
+
+    def match_spans(
+        self, owner: str, query: str, chunk_ids: Sequence[str]
+    ) -> dict[str, list[tuple[int, int]]]:
+        expression = match_expression(query)
+        if expression is None or not chunk_ids:
+            return {}
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT c.id, c.text, highlight(chunks_fts, 1, ?, ?)"
+                " FROM chunks c CROSS JOIN chunks_fts ON chunks_fts.rowid = c.key"
+                " WHERE c.owner = ? AND c.id IN (SELECT value FROM json_each(?))"
+                " AND chunks_fts MATCH ?",
+                (_HIGHLIGHT_OPEN, _HIGHLIGHT_CLOSE, owner, json.dumps(list(chunk_ids)), expression),
+            ).fetchall()
+        return {chunk_id: _marked_spans(text, marked) for chunk_id, text, marked in rows}
+
+    # -- embeddings ------------------------------------------------------
+
+    def texts_to_embed(
+        self, owner: str, model: str, *, batch_size: int = 64
+    ) -> Iterator[list[TextToEmbed]]:
+        after = -1
+        while True:
+            with self._read() as db:
+                rows = db.execute(
+                    "SELECT c.key, c.text_hash, c.text FROM chunks c"
+                    " WHERE c.owner = ? AND c.key > ? AND NOT EXISTS (SELECT 1 FROM embeddings e"
+                    " WHERE e.owner = c.owner AND e.model = ? AND e.text_hash = c.text_hash)"
+                    " ORDER BY c.key LIMIT ?",
+                    (owner, after, model, batch_size),
+                ).fetchall()
+            if not rows:
+                return
+            after = rows[-1][0]
+            unique = {text_hash: text for _, text_hash, text in rows}
+            yield [TextToEmbed(text_hash, text) for text_hash, text in unique.items()]
+
+    def count_texts_to_embed(self, owner: str, model: str) -> int:
+        with self._read() as db:
+            (count,) = db.execute(
+                "SELECT COUNT(DISTINCT c.text_hash) FROM chunks c WHERE c.owner = ?"
+                " AND NOT EXISTS (SELECT 1 FROM embeddings e"
+                " WHERE e.owner = c.owner AND e.model = ? AND e.text_hash = c.text_hash)",
+                (owner, model),
+            ).fetchone()
+        return int(count)
+
+    def put_embeddings(
+        self, owner: str, model: str, text_hashes: Sequence[str], vectors: Vector
+    ) -> None:
+        matrix = np.ascontiguousarray(vectors, dtype=np.float32)
+        if matrix.ndim != 2 or matrix.shape[0] != len(text_hashes):
+            raise StoreError(
+                f"expected {len(text_hashes)} vectors, got an array of shape {matrix.shape}"
+            )
+        if not np.isfinite(matrix).all():
+            raise StoreError("vectors must be finite")
+        with self._write() as db:
+            stored = db.execute(
+                "SELECT length(vector) FROM embeddings WHERE owner = ? AND model = ? LIMIT 1",
+                (owner, model),
+            ).fetchone()
+            if stored and stored[0] != matrix.shape[1] * 4:
+                raise StoreError(
+                    f"{model!r} vectors here have {stored[0] // 4} dimensions,"
+                    f" not {matrix.shape[1]}"
+                )
+            db.executemany(
+                "INSERT INTO embeddings (owner, model, text_hash, vector) SELECT ?, ?, ?, ?"
+                " WHERE EXISTS (SELECT 1 FROM chunks WHERE owner = ? AND text_hash = ?)"
+                " ON CONFLICT DO UPDATE SET vector = excluded.vector",
+                (
+                    (owner, model, text_hash, row.tobytes(), owner, text_hash)
+                    for text_hash, row in zip(text_hashes, matrix, strict=True)
+                ),
+            )
+            _bump_generation(db, owner)
+
+    # -- internals -------------------------------------------------------
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock, _sqlite_errors():
+            self._db.execute("BEGIN")
+            try:
+                yield self._db
+            finally:
+                self._db.execute("COMMIT")
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock, _sqlite_errors():
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _document(self, db: sqlite3.Connection, owner: str, doc_id: str) -> DocumentRecord:
+        row = db.execute(
+            f"SELECT {_DOCUMENT_COLUMNS} FROM documents d WHERE d.owner = ? AND d.id = ?",
+            (owner, doc_id),
+        ).fetchone()
+        if row is None:
+            raise NotFound(f"no document {doc_id!r}")
+        return _document_record(row)
+
+    def _owner_vectors(
+        self, db: sqlite3.Connection, owner: str, model: str
+    ) -> _OwnerVectors | None:
+        row = db.execute(
+            "SELECT generation FROM owner_generations WHERE owner = ?", (owner,)
+        ).fetchone()
+        generation = row[0] if row else 0
+        cached = self._vectors.get((owner, model))
+        if cached is None or cached.generation != generation:
+            cached = _load_vectors(db, owner, model, generation)
+            self._vectors[(owner, model)] = cached
+            while len(self._vectors) > self._cached_matrices:
+                self._vectors.popitem(last=False)
+        self._vectors.move_to_end((owner, model))
+        return cached if cached.matrix.shape[0] else None
+
+    def _ivf(self, vectors: _OwnerVectors) -> vector_index.IVFIndex:
+        if vectors.ivf is None:
+            vectors.ivf = vector_index.IVFIndex.build(vectors.matrix)
+        return vectors.ivf
+
+
+@contextmanager
+def _sqlite_errors() -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise StoreError(f"database error: {exc}") from exc
+
+
+def _document_record(row: Sequence[Any]) -> DocumentRecord:
+    doc_id, title, source, media_type, content_hash, pages, chunks, chars, metadata, added = row
+    return DocumentRecord(
+        id=doc_id,
+        title=title,
+        source=source,
+        media_type=media_type,
+        content_hash=content_hash,
+        page_count=pages,
+        chunk_count=chunks,
+        char_count=chars,
+        metadata=json.loads(metadata),
+        added_at=added,
+    )
+
+
+def _document_key(db: sqlite3.Connection, owner: str, doc_id: str) -> int:
+    row = db.execute(
+        "SELECT key FROM documents WHERE owner = ? AND id = ?", (owner, doc_id)
+    ).fetchone()
+    if row is None:
+        raise NotFound(f"no document {doc_id!r}")
+    return int(row[0])
+
+
+def _write_document(
+    db: sqlite3.Connection,
+    owner: str,
+    document: ParsedDocument,
+    content_hash: str,
+    source: str | None,
+    *,
+    doc_id: str | None = None,
+    doc_key: int | None = None,
+) -> int:
+    """Insert a new document row (``doc_id``) or overwrite an existing one (``doc_key``)."""
+    values = {
+        "owner": owner,
+        "title": document.title,
+        "source": source,
+        "media_type": document.media_type,
+        "content_hash": content_hash,
+        "page_count": document.page_count,
+        "chunk_count": 0,
+        "char_count": len(document.text),
+        "text": document.text,
+        "metadata": json.dumps(dict(document.metadata), default=str),
+        "added_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    if doc_key is not None:
+        assignments = ", ".join(f"{name} = :{name}" for name in values)
+        db.execute(
+            f"UPDATE documents SET {assignments} WHERE key = :key", {**values, "key": doc_key}
+        )
+        return doc_key
+    columns = ", ".join(["id", *values])
+    placeholders = ", ".join(f":{name}" for name in ["id", *values])
+    cursor = db.execute(
+        f"INSERT INTO documents ({columns}) VALUES ({placeholders})", {**values, "id": doc_id}
+    )
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+def _insert_chunks(
+    db: sqlite3.Connection,
+    owner: str,
+    doc_key: int,
+    document: ParsedDocument,
+    chunks: Iterable[Chunk],
+) -> None:
+    def rows() -> Iterator[tuple[Any, ...]]:
+        for chunk in chunks:
+            if document.text[chunk.start : chunk.end] != chunk.text:
+                raise StoreError(
+                    f"chunk {chunk.id!r} does not match the document text at"
+                    f" {chunk.start}:{chunk.end}"
+                )
+            yield (
+                chunk.id,
+                owner,
+                doc_key,
+                chunk.index,
+                chunk.page,
+                chunk.page_end,
+                chunk.start,
+                chunk.end,
+                chunk.text,
+                text_hash(chunk.text),
+            )
+
+    db.executemany(
+        'INSERT INTO chunks (id, owner, doc_key, position, page, page_end, start, "end",'
+        " text, text_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows(),
+    )
+    db.execute(
+        "INSERT INTO chunks_fts (rowid, title, text)"
+        " SELECT c.key, d.title, c.text FROM chunks c JOIN documents d ON d.key = c.doc_key"
+        " WHERE c.doc_key = ?",
+        (doc_key,),
+    )
+    db.execute(
+        "UPDATE documents SET chunk_count = (SELECT COUNT(*) FROM chunks WHERE doc_key = ?)"
+        " WHERE key = ?",
+        (doc_key, doc_key),
+    )
+
+
+def _delete_chunks(db: sqlite3.Connection, doc_key: int) -> list[str]:
+    """Delete a document's chunks and their index rows; return their text hashes."""
+    hashes = [
+        text_hash
+        for (text_hash,) in db.execute(
+            "SELECT DISTINCT text_hash FROM chunks WHERE doc_key = ?", (doc_key,)
+        )
+    ]
+    db.execute(
+        "INSERT INTO chunks_fts (chunks_fts, rowid, title, text)"
+        " SELECT 'delete', c.key, d.title, c.text FROM chunks c"
+        " JOIN documents d ON d.key = c.doc_key WHERE c.doc_key = ?",
+        (doc_key,),
+    )
+    db.execute("DELETE FROM chunks WHERE doc_key = ?", (doc_key,))
+    return hashes
+
+
+def _drop_unused_embeddings(db: sqlite3.Connection, owner: str, text_hashes: list[str]) -> None:
+    """Drop the owner's vectors for these texts unless another chunk of the owner still has one."""
+    db.execute(
+        "DELETE FROM embeddings WHERE owner = ? AND text_hash IN (SELECT value FROM json_each(?))"
+        " AND NOT EXISTS (SELECT 1 FROM chunks c"
+        " WHERE c.owner = embeddings.owner AND c.text_hash = embeddings.text_hash)",
+        (owner, json.dumps(text_hashes)),
+    )
+
+
+def _bump_generation(db: sqlite3.Connection, owner: str) -> None:
+    db.execute(
+        "INSERT INTO owner_generations (owner, generation) VALUES (?, 1)"
+        " ON CONFLICT (owner) DO UPDATE SET generation = generation + 1",
+        (owner,),
+    )
+
+
+def _load_vectors(db: sqlite3.Connection, owner: str, model: str, generation: int) -> _OwnerVectors:
+    (count,) = db.execute(
+        "SELECT COUNT(*) FROM chunks c JOIN embeddings e"
+        " ON e.owner = c.owner AND e.model = ? AND e.text_hash = c.text_hash WHERE c.owner = ?",
+        (model, owner),
+    ).fetchone()
+    cursor = db.execute(
+        "SELECT c.key, c.doc_key, e.vector FROM chunks c JOIN embeddings e"
+        " ON e.owner = c.owner AND e.model = ? AND e.text_hash = c.text_hash"
+        " WHERE c.owner = ? ORDER BY c.key",
+        (model, owner),
+    )
+    chunk_keys = np.empty(count, dtype=np.int64)
+    doc_keys = np.empty(count, dtype=np.int64)
+    matrix: Vector = np.empty((count, 0), dtype=np.float32)
+    filled = 0
+    while batch := cursor.fetchmany(_LOAD_BATCH):
+        if filled == 0:
+            matrix = np.empty((count, len(batch[0][2]) // 4), dtype=np.float32)
+        end = filled + len(batch)
+        chunk_keys[filled:end] = [row[0] for row in batch]
+        doc_keys[filled:end] = [row[1] for row in batch]
+        blob = b"".join(row[2] for row in batch)
+        if len(blob) != len(batch) * matrix.shape[1] * 4:
+            raise StoreError(f"{model!r} vectors of {owner!r} differ in dimension")
+        matrix[filled:end] = np.frombuffer(blob, dtype=np.float32).reshape(len(batch), -1)
+        filled = end
+    return _OwnerVectors(generation, chunk_keys, doc_keys, matrix)
+
+
+def _bm25_overfetched(
+    db: sqlite3.Connection, owner: str, expression: str, k: int
+) -> list[Hit] | None:
+    """Rank the whole index, then keep the owner's rows; None if too few of the top were theirs.
+
+    When one owner holds most of the index (the usual case) this skips a join
+    per matching row, which costs as much as BM25 itself.
+    """
+    ranked = db.execute(
+        "SELECT rowid, bm25(chunks_fts, ?, ?) AS score FROM chunks_fts WHERE chunks_fts MATCH ?"
+        " ORDER BY score LIMIT ?",
+        (*BM25_WEIGHTS, expression, _OVERFETCH * k),
+    ).fetchall()
+    ids = {
+        key: (chunk_id, doc_id)
+        for key, chunk_id, doc_id in db.execute(
+            "SELECT c.key, c.id, d.id FROM chunks c JOIN documents d ON d.key = c.doc_key"
+            " WHERE c.owner = ? AND c.key IN (SELECT value FROM json_each(?))",
+            (owner, json.dumps([key for key, _ in ranked])),
+        )
+    }
+    if len(ids) < k and len(ranked) == _OVERFETCH * k:
+        return None
+    return [Hit(*ids[key], -score) for key, score in ranked if key in ids][:k]
+
+
+def _filter_sql(where: DocumentFilter | None) -> tuple[str, list[Any]]:
+    """SQL conditions on the documents table (alias ``d``), each starting with AND."""
+    if where is None:
+        return "", []
+    sql: list[str] = []
+    params: list[Any] = []
+    if where.doc_ids is not None:
+        sql.append("d.id IN (SELECT value FROM json_each(?))")
+        params.append(json.dumps(sorted(where.doc_ids)))
+    if where.media_types is not None:
+        sql.append("d.media_type IN (SELECT value FROM json_each(?))")
+        params.append(json.dumps(sorted(where.media_types)))
+    if where.title_contains:
+        sql.append("instr(lower(d.title), lower(?)) > 0")
+        params.append(where.title_contains)
+    for key, value in where.metadata.items():
+        if isinstance(value, bool):
+            sql.append(
+                "EXISTS (SELECT 1 FROM json_each(d.metadata) m WHERE m.key = ? AND m.type = ?)"
+            )
+            params += [key, "true" if value else "false"]
+        else:
+            sql.append(
+                "EXISTS (SELECT 1 FROM json_each(d.metadata) m WHERE m.key = ? AND m.value = ?"
+                " AND m.type IN ('text', 'integer', 'real'))"
+            )
+            params += [key, value]
+    return "".join(f" AND {clause}" for clause in sql), params
+
+
+def _filtered_document_keys(
+    db: sqlite3.Connection, owner: str, where: DocumentFilter
+) -> npt.NDArray[np.int64]:
+    condition, params = _filter_sql(where)
+    keys = db.execute(
+        f"SELECT d.key FROM documents d WHERE d.owner = ?{condition}", (owner, *params)
+    ).fetchall()
+    return np.array([key for (key,) in keys], dtype=np.int64)
+
+
+def _marked_spans(text: str, marked: str) -> list[tuple[int, int]]:
+    """Offsets in ``text`` of the runs FTS5's highlight() wrapped in the marker characters."""
+    if _HIGHLIGHT_OPEN in text or _HIGHLIGHT_CLOSE in text:
+        return []  # markers would be ambiguous; no highlight rather than a wrong one
+    spans: list[tuple[int, int]] = []
+    for removed, match in enumerate(_MARKED_RUN.finditer(marked)):
+        start = match.start() - 2 * removed
+        spans.append((start, start + len(match.group(1))))
+    plain = marked.replace(_HIGHLIGHT_OPEN, "").replace(_HIGHLIGHT_CLOSE, "")
+    return spans if plain == text else []
+
+
+def text_hash(text: str) -> str:
+    """The embedding cache key of a chunk text."""
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
