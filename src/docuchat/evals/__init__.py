@@ -1,0 +1,1 @@
+"""Evaluating retrieval on labelled data (BEIR-format collections)."""
