@@ -15,7 +15,9 @@ from typing import Any
 
 import pytest
 
+from docuchat.models.anthropic import AnthropicModel
 from docuchat.models.http import RetryPolicy
+from docuchat.models.openai import OpenAIChatModel
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,7 @@ class Reply:
     pause: float = 0.0
     delay: float = 0.0  # before the status line
     drop: bool = False  # close the connection without answering
+    truncate: bool = False  # close the connection after the chunks, before the body's end
     hang: bool = False  # never answer; wait for the client to go away
 
     @classmethod
@@ -62,6 +65,7 @@ class ScriptedServer:
     def __init__(self) -> None:
         self.replies: deque[Reply] = deque()
         self.requests: list[Received] = []
+        self.request_arrived = threading.Event()
         self.client_gone = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
@@ -74,6 +78,7 @@ class ScriptedServer:
     def reset(self) -> None:
         self.replies.clear()
         self.requests.clear()
+        self.request_arrived.clear()
         self.client_gone.clear()
 
     def close(self) -> None:
@@ -92,6 +97,7 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
             body = self.rfile.read(int(self.headers.get("content-length") or 0))
             headers = {k.lower(): v for k, v in self.headers.items()}
             server.requests.append(Received("POST", self.path, headers, body))
+            server.request_arrived.set()
             reply = server.replies.popleft() if server.replies else Reply(599, b"no reply queued")
             if reply.hang:
                 self._wait_for_client_to_leave()
@@ -118,6 +124,9 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                     self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
                     self.wfile.flush()
                     time.sleep(reply.pause)
+                if reply.truncate:
+                    self.close_connection = True
+                    return
                 self.wfile.write(b"0\r\n\r\n")
             except (BrokenPipeError, ConnectionResetError):
                 server.client_gone.set()
@@ -169,4 +178,37 @@ def fast_retry(sleeps: RecordedSleeps) -> RetryPolicy:
     """Three retries with recorded, not slept, waits; jitter pinned to its ceiling."""
     return RetryPolicy(
         max_retries=3, base_delay=0.5, max_delay=30.0, sleep=sleeps, jitter=lambda ceiling: ceiling
+    )
+
+
+def completion(text: str = "ok", **message: Any) -> dict[str, Any]:
+    """A minimal OpenAI chat completion body."""
+    return {
+        "model": "test-model",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text, **message}}],
+        "usage": {"prompt_tokens": 12, "completion_tokens": 3},
+    }
+
+
+def anthropic_message(text: str = "ok") -> dict[str, Any]:
+    """A minimal Anthropic Messages response body."""
+    return {
+        "model": "claude-test",
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 12, "output_tokens": 3},
+    }
+
+
+@pytest.fixture
+def openai_model(server: ScriptedServer, fast_retry: RetryPolicy) -> OpenAIChatModel:
+    return OpenAIChatModel(
+        "test-model", api_key="sk-test", base_url=f"{server.url}/v1", retry=fast_retry
+    )
+
+
+@pytest.fixture
+def anthropic_model(server: ScriptedServer, fast_retry: RetryPolicy) -> AnthropicModel:
+    return AnthropicModel(
+        "claude-test", api_key="sk-ant-test", base_url=server.url, retry=fast_retry
     )
