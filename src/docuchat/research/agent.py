@@ -1,0 +1,251 @@
+"""The research agent: cited answers over one user's documents.
+
+Agent mode (default): the model chooses searches, refines them, opens what it
+needs and answers, within 5 tool calls and 5 iterations. Pipeline mode: one
+fixed search, open the top passages, answer; it is also the fallback when an
+agent run ends in a model error or a limit without an answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from docuchat.agent import Agent, AgentStream, Cancellation, Event, Limits, RunResult
+from docuchat.agent.events import event_to_dict
+from docuchat.models.base import (
+    AssistantMessage,
+    Message,
+    Model,
+    ToolCall,
+    ToolResult,
+    ToolResultsMessage,
+    UserMessage,
+)
+from docuchat.research.citations import Citation, Verification, verify
+from docuchat.research.prompts import PIPELINE_PROMPT, SYSTEM_PROMPT
+from docuchat.research.tools import ResearchSession
+from docuchat.search.hybrid import HybridSearcher
+from docuchat.store.base import DocumentFilter
+
+Mode = Literal["agent", "pipeline"]
+
+DEFAULT_LIMITS = Limits(
+    max_tool_calls=5,
+    max_iterations=5,
+    on_max_tool_calls="synthesize",
+    on_max_iterations="synthesize",
+    timeout=120,
+    on_timeout="synthesize",
+)
+PIPELINE_OPENS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """The result of one question: what a person, a client or an eval needs."""
+
+    question: str
+    answer: str
+    citations: tuple[Citation, ...]
+    outcome: str
+    forced: bool
+    fallback: bool
+    """True when the agent run failed and the pipeline answered instead."""
+    fallback_reason: str
+    mode: Mode
+    removed_citations: tuple[int, ...]
+    unsupported_claims: tuple[str, ...]
+    run: RunResult
+    """The runtime's result of the run that produced the answer (events, usage, transcript)."""
+    failed_run: RunResult | None = None
+
+    @property
+    def verified_count(self) -> int:
+        return sum(1 for c in self.citations if c.verified)
+
+    @property
+    def messages(self) -> tuple[Message, ...]:
+        return self.run.messages
+
+    def to_dict(self) -> dict[str, Any]:
+        runs = [r for r in (self.failed_run, self.run) if r is not None]
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "citations": [
+                {
+                    "n": c.n,
+                    "title": c.title,
+                    "doc_id": c.doc_id,
+                    "chunk_id": c.chunk_id,
+                    "page": c.page,
+                    "span": [c.start, c.end],
+                    "quote": c.quote,
+                    "verified": c.verified,
+                    "support": c.support,
+                }
+                for c in self.citations
+            ],
+            "verified_citations": self.verified_count,
+            "removed_citations": list(self.removed_citations),
+            "unsupported_claims": list(self.unsupported_claims),
+            "outcome": self.outcome,
+            "forced": self.forced,
+            "fallback": self.fallback,
+            "fallback_reason": self.fallback_reason,
+            "mode": self.mode,
+            "usage": self.run.usage.as_dict(),
+            "trace": [event_to_dict(e) for r in runs for e in r.events],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerReady:
+    """The last item of ``ResearchAgent.stream``: the verified answer."""
+
+    answer: Answer
+    type: Literal["answer"] = "answer"
+
+
+@dataclass(slots=True)
+class ResearchAgent:
+    searcher: HybridSearcher
+    model: Model
+    owner: str
+    mode: Mode = "agent"
+    limits: Limits = DEFAULT_LIMITS
+    rich_tools: bool = False
+    k: int = 8
+    where: DocumentFilter | None = None
+    system_prompt: str = SYSTEM_PROMPT
+
+    async def ask(
+        self,
+        question: str,
+        *,
+        history: Sequence[Message] = (),
+        cancel: Cancellation | None = None,
+        trace: str | Path | None = None,
+    ) -> Answer:
+        answer: Answer | None = None
+        async for item in self.stream(question, history=history, cancel=cancel, trace=trace):
+            if isinstance(item, AnswerReady):
+                answer = item.answer
+        assert answer is not None
+        return answer
+
+    def ask_sync(self, question: str, **kwargs: Any) -> Answer:
+        return asyncio.run(self.ask(question, **kwargs))
+
+    async def stream(
+        self,
+        question: str,
+        *,
+        history: Sequence[Message] = (),
+        cancel: Cancellation | None = None,
+        trace: str | Path | None = None,
+    ) -> AsyncIterator[Event | AnswerReady]:
+        """Runtime events as they happen, then one ``AnswerReady``."""
+        session = self._session()
+        failed: RunResult | None = None
+        if self.mode == "agent":
+            agent: Agent[str] = Agent(
+                self.model,
+                tools=session.tools(rich=self.rich_tools),
+                limits=self.limits,
+                system_prompt=self.system_prompt,
+            )
+            stream = agent.stream(question, history=history, cancel=cancel, trace=trace)
+            async for event in stream:
+                yield event
+            run = stream.result
+            if not _needs_fallback(run):
+                yield AnswerReady(self._answer(question, run, session, "agent"))
+                return
+            failed, session = run, self._session()
+        pipeline = self._pipeline(question, history, session, cancel, trace)
+        async for event in pipeline:
+            yield event
+        yield AnswerReady(self._answer(question, pipeline.result, session, "pipeline", failed))
+
+    def _session(self) -> ResearchSession:
+        return ResearchSession(self.searcher, self.owner, k=self.k, where=self.where)
+
+    def _pipeline(
+        self,
+        question: str,
+        history: Sequence[Message],
+        session: ResearchSession,
+        cancel: Cancellation | None,
+        trace: str | Path | None,
+    ) -> AgentStream:
+        """Fixed steps run by us, written into the transcript as if the model had called them."""
+        transcript: list[Message] = [*history, UserMessage(question)]
+        found = session.search(question)
+        hits: list[dict[str, Any]] = found["hits"]  # type: ignore[assignment]
+        search_call = ToolCall("pipeline_search", "search_docs", {"query": question})
+        transcript += [
+            AssistantMessage("", (search_call,)),
+            ToolResultsMessage((ToolResult(search_call.id, "search_docs", _json(found)),)),
+        ]
+        opens = [
+            ToolCall(
+                f"pipeline_open_{i}",
+                "open_citation",
+                {"docId": h["docId"], "chunkId": h["chunkId"]},
+            )
+            for i, h in enumerate(hits[:PIPELINE_OPENS])
+        ]
+        if opens:
+            results = tuple(
+                ToolResult(
+                    c.id, c.name, _json(session.open(c.arguments["docId"], c.arguments["chunkId"]))
+                )
+                for c in opens
+            )
+            transcript += [AssistantMessage("", tuple(opens)), ToolResultsMessage(results)]
+        answerer: Agent[str] = Agent(
+            self.model,
+            limits=Limits(max_iterations=1, timeout=self.limits.timeout),
+            system_prompt=self.system_prompt,
+        )
+        return answerer.stream(PIPELINE_PROMPT, history=transcript, cancel=cancel, trace=trace)
+
+    def _answer(
+        self,
+        question: str,
+        run: RunResult,
+        session: ResearchSession,
+        mode: Mode,
+        failed: RunResult | None = None,
+    ) -> Answer:
+        text = run.output if isinstance(run.output, str) else ""
+        checked: Verification = verify(text, session.registry)
+        return Answer(
+            question=question,
+            answer=checked.answer,
+            citations=checked.citations,
+            outcome=run.outcome,
+            forced=run.forced,
+            fallback=failed is not None,
+            fallback_reason=f"{failed.outcome}: {failed.reason}" if failed else "",
+            mode=mode,
+            removed_citations=checked.removed,
+            unsupported_claims=checked.unsupported_claims,
+            run=run,
+            failed_run=failed,
+        )
+
+
+def _needs_fallback(run: RunResult) -> bool:
+    """A failed run without an answer (a model error, or a limit that left none)."""
+    return run.output is None and run.outcome != "cancelled"
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)

@@ -1,0 +1,73 @@
+"""Small text utilities shared by citation checking and the offline model."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+# A sentence ends at . ! ? (plus closing quotes/brackets and citation markers) followed by space.
+_SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*(?:\s*\[\d+(?:\s*,\s*\d+)*\])*(?=\s|$)")
+_ABBREVIATIONS = frozenset(
+    "mr mrs ms dr prof st sr jr vs etc e.g i.e fig no vol pp approx inc ltd co jan feb mar "
+    "apr jun jul aug sep sept oct nov dec u.s a.d b.c".split()
+)
+
+STOPWORDS = frozenset(
+    "a about above after again against all am an and any are as at be because been before "
+    "being below between both but by can could did do does doing down during each few for "
+    "from further had has have having he her here hers herself him himself his how i if in "
+    "into is it its itself just me more most my myself no nor not now of off on once only or "
+    "other our ours ourselves out over own same she should so some such than that the their "
+    "theirs them themselves then there these they this those through to too under until up "
+    "very was we were what when where which while who whom why will with would you your yours "
+    "yourself yourselves also may might must shall one ones many much us whose upon within "
+    "without via per".split()
+)
+
+
+def words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def stem(word: str) -> str:
+    """A deliberately light suffix stripper: enough to match plural and tense variants."""
+    for suffix, keep in (
+        ("ies", "y"),
+        ("ied", "y"),
+        ("ing", ""),
+        ("ed", ""),
+        ("es", ""),
+        ("s", ""),
+    ):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)] + keep
+    return word
+
+
+def content_terms(text: str) -> list[str]:
+    """Stemmed words that carry meaning (stopwords dropped), in order."""
+    return [stem(w) for w in words(text) if w not in STOPWORDS]
+
+
+def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each sentence, trimmed of surrounding whitespace."""
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        end = match.end()
+        before = text[start : match.start()].split()
+        last = before[-1].lower().rstrip(".") if before else ""
+        if match.group(0).startswith(".") and (last in _ABBREVIATIONS or len(last) == 1):
+            continue
+        yield from _trimmed(text, start, end)
+        start = end
+    yield from _trimmed(text, start, len(text))
+
+
+def _trimmed(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if end > start:
+        yield start, end
