@@ -147,7 +147,7 @@ def test_a_foreign_chunk_id_gets_the_same_error_as_an_unknown_one(
         ],
     )
     answer = agent.ask_sync("When does Project Falcon launch?")
-    errors = [r for r in model.requests[1].messages[-1].results]  # type: ignore[union-attr]
+    errors = list(model.requests[1].messages[-1].results)  # type: ignore[union-attr]
     assert all(r.is_error for r in errors)
     foreign, unknown = (
         r.content.replace(bob_hit.chunk_id, "X").replace(bob_hit.doc_id, "Y") for r in errors
