@@ -59,6 +59,7 @@ from docuchat.models.base import (
     ToolCall,
     ToolResult,
     ToolResultsMessage,
+    ToolSpec,
     UserMessage,
 )
 from docuchat.models.base import TextDelta as ModelTextDelta
@@ -130,6 +131,12 @@ class Agent(Generic[T]):
         self.output = output
         self.callbacks = callbacks or Callbacks()
         self.price = price
+        specs = [t.spec for t in tools]
+        if output is not None:
+            specs.append(output.spec)
+            if output.reflection is not None:
+                specs.append(SUBMIT_TOOL)
+        self.specs: tuple[ToolSpec, ...] = tuple(specs)
 
     async def run(
         self,
@@ -372,12 +379,7 @@ class _Run:
             return ModelRequest(
                 self.agent.system_prompt, tuple(self.messages), (), tool_choice="none"
             )
-        specs = [t.spec for t in self.agent.tools.values()]
-        if self.agent.output is not None:
-            specs.append(self.agent.output.spec)
-            if self.agent.output.reflection is not None:
-                specs.append(SUBMIT_TOOL)
-        return ModelRequest(self.agent.system_prompt, tuple(self.messages), specs)
+        return ModelRequest(self.agent.system_prompt, tuple(self.messages), self.agent.specs)
 
     def _summarize(self, result: ToolResult) -> str:
         tool = self.agent.tools.get(result.name)

@@ -14,6 +14,7 @@ def cli() -> None:
 
 
 def _register() -> None:
+    from docuchat.cli.ask_cmd import ask_command
     from docuchat.cli.docs_cmd import docs
     from docuchat.cli.ingest_cmd import ingest_command
     from docuchat.cli.search_cmd import search_command
@@ -23,6 +24,7 @@ def _register() -> None:
     cli.add_command(ingest_command)
     cli.add_command(docs)
     cli.add_command(search_command)
+    cli.add_command(ask_command)
 
 
 _register()

@@ -1,0 +1,70 @@
+"""``docuchat ask "question"``: one question, live steps, a cited answer."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from docuchat.cli.live import LiveSteps, print_answer
+from docuchat.cli.research_options import build_agent, research_options
+from docuchat.cli.store_options import open_cli_store, store_options
+from docuchat.errors import DocuchatError
+from docuchat.research import Answer, AnswerReady, ResearchAgent
+
+
+async def run_question(
+    agent: ResearchAgent, question: str, live: LiveSteps | None, **kwargs: object
+) -> Answer:
+    answer: Answer | None = None
+    async for item in agent.stream(question, **kwargs):  # type: ignore[arg-type]
+        if isinstance(item, AnswerReady):
+            answer = item.answer
+        elif live is not None:
+            live(item)
+    assert answer is not None
+    return answer
+
+
+@click.command("ask")
+@click.argument("question")
+@research_options
+@store_options
+@click.option(
+    "--trace",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Write the run's events to this JSONL file.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result object as JSON.")
+def ask_command(
+    question: str,
+    model_spec: str | None,
+    mode: str,
+    embedder_spec: str | None,
+    tools: str,
+    db: str | None,
+    owner: str | None,
+    trace: Path | None,
+    as_json: bool,
+) -> None:
+    """Answer QUESTION from your documents, with numbered, verified citations."""
+    store, owner = open_cli_store(db, owner)
+    console = Console(soft_wrap=True)
+    try:
+        agent = build_agent(
+            store, owner, model_spec=model_spec, mode=mode, embedder_spec=embedder_spec, tools=tools
+        )
+        live = None if as_json else LiveSteps(console)
+        answer = asyncio.run(run_question(agent, question, live, trace=trace))
+    except DocuchatError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        store.close()
+    if as_json:
+        click.echo(json.dumps(answer.to_dict(), ensure_ascii=False, default=str))
+    else:
+        print_answer(console, answer)

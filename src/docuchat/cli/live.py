@@ -1,0 +1,78 @@
+"""The terminal view of a research run: each tool step as it happens, then the answer.
+
+A consumer of the runtime's one event stream, like the server's SSE and the
+trace file.
+"""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+from rich.markup import escape
+
+from docuchat.agent import Event
+from docuchat.research import Answer
+
+
+def _short(value: object, limit: int = 80) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class LiveSteps:
+    """Prints one line when a tool starts and one when it finishes."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+
+    def __call__(self, event: Event) -> None:
+        if event.type == "tool_call_started":
+            self.console.print(
+                f"[dim]…[/] [bold]{event.name}[/] {escape(_short(dict(event.input)))}",
+                highlight=False,
+            )
+        elif event.type == "tool_call_finished":
+            mark = "[green]✓[/]" if event.ok else "[red]✗[/]"
+            repeated = " [yellow](repeated: answered from memory)[/]" if event.repeated else ""
+            self.console.print(
+                f"{mark} [bold]{event.name}[/] {escape(_short(event.output_summary, 100))}"
+                f"{repeated} [dim]{event.duration_ms:.0f} ms[/]",
+                highlight=False,
+            )
+        elif event.type == "limit_reached":
+            self.console.print(f"[yellow]limit {event.limit}[/]: {escape(event.detail)}")
+
+
+def print_answer(console: Console, answer: Answer) -> None:
+    console.print()
+    console.print(escape(answer.answer) or "[dim](no answer)[/]", highlight=False)
+    notes = []
+    if answer.forced:
+        notes.append(f"forced by limit {answer.outcome}")
+    elif answer.outcome != "answered":
+        notes.append(f"outcome {answer.outcome}")
+    if answer.fallback:
+        notes.append(f"agent failed ({answer.fallback_reason}); pipeline fallback used")
+    if answer.removed_citations:
+        removed = ", ".join(f"[{n}]" for n in answer.removed_citations)
+        notes.append(f"removed citations to passages never opened: {removed}")
+    if notes:
+        console.print(f"[yellow]({'; '.join(escape(n) for n in notes)})[/]")
+    if answer.citations:
+        console.print()
+        console.print("[bold]Sources[/]")
+        for c in answer.citations:
+            status = "[green]verified[/]" if c.verified else "[red]not verified[/]"
+            console.print(
+                f"  [{c.n}] {escape(c.title)}, page {c.page} · {status}\n"
+                f"      [dim]“{escape(_short(c.quote, 160))}”[/]",
+                highlight=False,
+            )
+    for claim in answer.unsupported_claims:
+        console.print(f"[yellow]  unsupported claim:[/] {escape(claim)}", highlight=False)
+    usage = answer.run.usage
+    console.print(
+        f"[dim]{usage.tool_calls} tool calls · {len(usage.model_calls)} model calls · "
+        f"{usage.input_tokens}+{usage.output_tokens} tokens · {usage.wall_ms / 1000:.1f} s[/]"
+    )
