@@ -1,0 +1,42 @@
+# Two commands for a fresh machine: `make demo` (the main job) and `make test` (the full suite).
+# Everything else is installed by these targets; nothing needs to be installed by hand.
+
+VENV    ?= .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+DEMO    ?= $(CURDIR)/.demo
+QUESTION ?= How many days of annual leave do full-time employees get?
+
+.PHONY: demo test check lint typecheck unit system-deps bench eval clean
+
+$(STAMP): pyproject.toml
+	python3 -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	# torch first, pinned: this exact version is a CPU wheel here; any other pulls CUDA.
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[dev,embed]'
+	touch $(STAMP)
+
+## The main job: ingest the bundled sample documents and answer a question offline.
+demo: $(STAMP)
+	DOCUCHAT_HOME=$(DEMO) $(BIN)/docuchat ingest samples
+	DOCUCHAT_HOME=$(DEMO) $(BIN)/docuchat ask "$(QUESTION)"
+
+## The full suite: format, lint, types, tests. CI runs exactly this (.ci/run).
+test: $(STAMP) system-deps lint typecheck unit
+
+lint: $(STAMP)
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/pytest
+
+system-deps:
+	@true
+
+clean:
+	rm -rf $(VENV) $(DEMO) .mypy_cache .ruff_cache .pytest_cache
