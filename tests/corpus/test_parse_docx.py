@@ -103,7 +103,7 @@ def test_title_falls_back_to_the_first_heading_then_the_file_name() -> None:
 def test_explicit_page_breaks_number_the_pages() -> None:
     document = docx.Document()
     document.add_paragraph("Page one.")
-    document.add_page_break()
+    document.add_paragraph().add_run().add_break(WD_BREAK.PAGE)
     run = document.add_paragraph("Still page two, ").add_run("and then")
     run.add_break(WD_BREAK.PAGE)
     run.add_text("page three.")

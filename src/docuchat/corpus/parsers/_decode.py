@@ -1,9 +1,9 @@
 """Bytes to text for the text-based formats (plain text, Markdown, HTML).
 
 Order: byte-order mark, then the encoding the file declares (HTML ``<meta>``),
-then strict UTF-8, then charset-normalizer's best guess. Binary content posing
-as text (a renamed PDF, an image, anything with NUL bytes or many control
-characters) is rejected as an unsupported file type.
+then strict UTF-8, then charset-normalizer's best guess (windows-1252 on
+ties). Binary content posing as text (a renamed PDF, an image, anything with
+NUL bytes or many control characters) is rejected as an unsupported file type.
 """
 
 from __future__ import annotations
@@ -53,9 +53,19 @@ def decode_text(data: bytes, *, declared: str | None = None) -> tuple[str, str]:
                 return _checked(data.decode(candidate)), candidate
             except UnicodeDecodeError:
                 continue
-    guess = from_bytes(data).best()
+    matches = from_bytes(data)
+    guess = matches.best()
     if guess is None:
         raise UnsupportedFileType("the content is not text in any known encoding")
+    # Short Western texts fit several single-byte code pages equally well; the
+    # likeliest by far is windows-1252, so it wins ties.
+    western = next((match for match in matches if match.encoding == "cp1252"), None)
+    if (
+        western is not None
+        and western.chaos <= guess.chaos
+        and western.coherence >= guess.coherence
+    ):
+        guess = western
     return _checked(str(guess)), guess.encoding
 
 
