@@ -24,13 +24,15 @@ def reciprocal_rank_fusion(
     """Fuse ``{method: ids best first}`` into one list, best first.
 
     Ties go to the item with the better best rank, then to the earlier method.
-    A method missing from ``weights`` has weight 1.
+    A method missing from ``weights`` has weight 1; one with weight 0 is left out.
     """
+    weights = weights or {}
     ranks: dict[str, dict[str, int]] = {}
     for method, ids in rankings.items():
+        if weights.get(method, 1.0) == 0:
+            continue
         for rank, item in enumerate(ids, 1):
             ranks.setdefault(item, {}).setdefault(method, rank)
-    weights = weights or {}
     fused = [
         Fused(
             item,

@@ -24,6 +24,10 @@ class HybridConfig:
     approximate: bool = False  # use the store's approximate vector index where it has one
     snippet_width: int = DEFAULT_WIDTH
 
+    def __post_init__(self) -> None:
+        if self.bm25_weight < 0 or self.vector_weight < 0 or self.rrf_k < 0:
+            raise ConfigError("fusion weights and rrf_k must not be negative")
+
 
 @dataclass(frozen=True, slots=True)
 class RankedChunk:

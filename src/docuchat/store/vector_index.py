@@ -20,14 +20,15 @@ _ASSIGN_BLOCK = 16_384
 
 
 def top_k(scores: npt.NDArray[np.float32], k: int) -> Rows:
-    """Positions of the ``k`` highest scores, best first (ties: lower position first)."""
+    """Positions of the ``k`` highest scores, best first; ties go to the lower position."""
     if k <= 0 or scores.size == 0:
         return np.empty(0, dtype=np.int64)
     if k < scores.size:
-        best = np.argpartition(scores, scores.size - k)[scores.size - k :]
+        kth = scores[np.argpartition(scores, scores.size - k)[scores.size - k]]
+        best = np.flatnonzero(scores >= kth)  # all of the k-th score's ties, in order
     else:
         best = np.arange(scores.size)
-    order = np.lexsort((best, -scores[best]))
+    order = np.lexsort((best, -scores[best]))[:k]
     return best[order].astype(np.int64, copy=False)
 
 
