@@ -128,3 +128,74 @@ def m003_embeddings(db: sqlite3.Connection) -> None:
         "CREATE TABLE owner_generations (owner TEXT PRIMARY KEY, generation INTEGER NOT NULL)"
         " WITHOUT ROWID"
     )
+
+
+@migration
+def m004_users_and_api_keys(db: sqlite3.Connection) -> None:
+    # A key is "dc_<key_id>_<secret>": the id finds the row, only the secret's SHA-256 is kept.
+    db.execute(
+        "CREATE TABLE users (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE,"
+        " created_at TEXT NOT NULL) WITHOUT ROWID"
+    )
+    db.execute(
+        """
+        CREATE TABLE api_keys (
+            key_id TEXT PRIMARY KEY,
+            user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            secret_sha256 TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute("CREATE INDEX api_keys_user ON api_keys (user_id)")
+
+
+@migration
+def m005_conversations_and_turns(db: sqlite3.Connection) -> None:
+    db.execute(
+        """
+        CREATE TABLE conversations (
+            key INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            owner TEXT NOT NULL,
+            title TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX conversations_owner ON conversations (owner, updated_at)")
+    db.execute(
+        """
+        CREATE TABLE turns (
+            key INTEGER PRIMARY KEY AUTOINCREMENT,
+            conversation_key INTEGER NOT NULL REFERENCES conversations (key) ON DELETE CASCADE,
+            question TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            citations TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        )
+        """
+    )
+    db.execute("CREATE INDEX turns_conversation ON turns (conversation_key)")
+
+
+@migration
+def m006_upload_jobs(db: sqlite3.Connection) -> None:
+    db.execute(
+        """
+        CREATE TABLE upload_jobs (
+            id TEXT PRIMARY KEY,
+            owner TEXT NOT NULL,
+            status TEXT NOT NULL,
+            files TEXT NOT NULL,
+            done INTEGER NOT NULL,
+            documents TEXT NOT NULL,
+            skipped TEXT NOT NULL,
+            error TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        ) WITHOUT ROWID
+        """
+    )
