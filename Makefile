@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	# torch first, pinned: this exact version is a CPU wheel here; any other pulls CUDA.
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[dev,embed]'
+	$(BIN)/pip install --quiet -e '.[dev,embed,mcp]'
 	touch $(STAMP)
 
 ## The main job: ingest the bundled sample documents and answer a question offline.
@@ -35,8 +35,11 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest
 
-system-deps:
-	@true
+## Things outside PyPI the tests use: the MCP reference server (npm).
+system-deps: .cache/npm/node_modules/.bin/mcp-server-everything
+
+.cache/npm/node_modules/.bin/mcp-server-everything:
+	npm install --prefix .cache/npm --no-audit --no-fund --silent @modelcontextprotocol/server-everything@2026.8.31
 
 clean:
 	rm -rf $(VENV) $(DEMO) .mypy_cache .ruff_cache .pytest_cache

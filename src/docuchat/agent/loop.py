@@ -24,8 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ValidationError
-
 from docuchat.agent import prompts
 from docuchat.agent.callbacks import Callbacks, EventSink
 from docuchat.agent.cancel import Cancellation
@@ -48,7 +46,7 @@ from docuchat.agent.events import (
 from docuchat.agent.limits import Limits
 from docuchat.agent.output import SUBMIT_TOOL, OutputRejected, OutputTool
 from docuchat.agent.result import ErrorCode, ModelCall, Outcome, Price, RunResult, Usage
-from docuchat.agent.tools import RunContext, Tool, describe_validation_error, format_output
+from docuchat.agent.tools import InvalidArguments, RunContext, Tool, format_output
 from docuchat.errors import ModelError
 from docuchat.models.base import (
     AssistantMessage,
@@ -519,7 +517,7 @@ class _Run:
     async def _run_tools(self, calls: Sequence[ToolCall]) -> _Step:
         """Execute one response's calls; append their results in call order."""
         results: list[ToolResult | None] = [None] * len(calls)
-        jobs: list[tuple[int, Tool, BaseModel]] = []
+        jobs: list[tuple[int, Tool, dict[str, Any]]] = []
         step: _Step = None
         output = self.agent.output
         over_limit = False
@@ -565,12 +563,9 @@ class _Run:
             self.usage.tool_calls += 1
             try:
                 jobs.append((index, tool, tool.validate(call.arguments)))
-            except ValidationError as exc:
+            except InvalidArguments as exc:
                 results[index] = self._finished(
-                    call,
-                    _error(call, describe_validation_error(call.name, exc)),
-                    0.0,
-                    code="INVALID_ARGUMENTS",
+                    call, _error(call, str(exc)), 0.0, code="INVALID_ARGUMENTS"
                 )
         if jobs:
             await self._execute(calls, jobs, results)
@@ -602,10 +597,10 @@ class _Run:
     async def _execute(
         self,
         calls: Sequence[ToolCall],
-        jobs: list[tuple[int, Tool, BaseModel]],
+        jobs: list[tuple[int, Tool, dict[str, Any]]],
         results: list[ToolResult | None],
     ) -> None:
-        async def one(index: int, tool: Tool, args: BaseModel) -> None:
+        async def one(index: int, tool: Tool, args: dict[str, Any]) -> None:
             call = calls[index]
             started = time.perf_counter()
             code: str | None = None

@@ -33,11 +33,21 @@ class RunContext(Generic[DepsT]):
     state: dict[str, Any] = field(default_factory=dict)
 
 
+class InvalidArguments(Exception):
+    """The model's arguments do not match the tool's schema; the message is for the model."""
+
+
+ArgumentValidator = Callable[[Mapping[str, Any]], dict[str, Any]]
+"""Checks the model's arguments and returns the keyword arguments for the handler."""
+
+
 @dataclass(frozen=True, slots=True)
 class Tool:
     name: str
     description: str
-    args_model: type[BaseModel]
+    parameters: Mapping[str, Any]
+    """The JSON schema of the arguments, as the model sees it."""
+    validate: ArgumentValidator
     handler: Callable[..., Any]
     takes_context: bool = False
     timeout: float | None = None
@@ -49,13 +59,9 @@ class Tool:
 
     @property
     def spec(self) -> ToolSpec:
-        return ToolSpec(self.name, self.description, self.args_model.model_json_schema())
+        return ToolSpec(self.name, self.description, self.parameters)
 
-    def validate(self, arguments: Mapping[str, Any]) -> BaseModel:
-        return self.args_model.model_validate(arguments)
-
-    async def invoke(self, args: BaseModel, ctx: RunContext[Any]) -> Any:
-        kwargs = {name: getattr(args, name) for name in type(args).model_fields}
+    async def invoke(self, kwargs: Mapping[str, Any], ctx: RunContext[Any]) -> Any:
         positional = (ctx,) if self.takes_context else ()
         if inspect.iscoroutinefunction(self.handler):
             return await self.handler(*positional, **kwargs)
@@ -74,11 +80,21 @@ def format_output(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def describe_validation_error(tool_name: str, error: ValidationError) -> str:
-    problems = "; ".join(
-        f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}" for e in error.errors()
-    )
-    return f"Invalid arguments for tool {tool_name!r}: {problems}. Fix the arguments and retry."
+def _pydantic_validator(name: str, model: type[BaseModel]) -> ArgumentValidator:
+    def validate(arguments: Mapping[str, Any]) -> dict[str, Any]:
+        try:
+            parsed = model.model_validate(arguments)
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}"
+                for e in error.errors()
+            )
+            raise InvalidArguments(
+                f"Invalid arguments for tool {name!r}: {problems}. Fix the arguments and retry."
+            ) from None
+        return {field: getattr(parsed, field) for field in type(parsed).model_fields}
+
+    return validate
 
 
 @overload
@@ -112,10 +128,12 @@ def tool(
 
     def build(func: Callable[..., Any]) -> Tool:
         args_model, takes_context = _args_model(func)
+        tool_name = name or func.__name__
         return Tool(
-            name=name or func.__name__,
+            name=tool_name,
             description=description or inspect.getdoc(func) or func.__name__,
-            args_model=args_model,
+            parameters=args_model.model_json_schema(),
+            validate=_pydantic_validator(tool_name, args_model),
             handler=func,
             takes_context=takes_context,
             timeout=timeout,
@@ -149,4 +167,4 @@ def _is_run_context(annotation: Any) -> bool:
     return origin is RunContext
 
 
-__all__ = ["RunContext", "Tool", "format_output", "tool"]
+__all__ = ["ArgumentValidator", "InvalidArguments", "RunContext", "Tool", "format_output", "tool"]
