@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import select
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -59,6 +60,15 @@ class Received:
         return json.loads(self.body)
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # Clients hanging up on kept-alive connections is normal here, not worth a traceback.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class ScriptedServer:
     """Answers each request with the next queued reply (HTTP 599 when none is left)."""
 
@@ -67,8 +77,7 @@ class ScriptedServer:
         self.requests: list[Received] = []
         self.request_arrived = threading.Event()
         self.client_gone = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._httpd.daemon_threads = True
+        self._httpd = _Server(("127.0.0.1", 0), _handler(self))
         self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
         threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
 
@@ -181,7 +190,7 @@ def fast_retry(sleeps: RecordedSleeps) -> RetryPolicy:
     )
 
 
-def completion(text: str = "ok", **message: Any) -> dict[str, Any]:
+def completion(text: str | None = "ok", **message: Any) -> dict[str, Any]:
     """A minimal OpenAI chat completion body."""
     return {
         "model": "test-model",

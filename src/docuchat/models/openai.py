@@ -244,6 +244,23 @@ class _PartialToolCall:
     name: str = ""
     arguments: list[str] = field(default_factory=list)
 
+    def is_followed_by_another(self, call_id: str, name: str) -> bool:
+        """Whether a fragment at this call's index (or without any) starts a new call.
+
+        Some vendors send every call whole at index 0, or with no index, or
+        without ids: a different id, or a name once this call's arguments are
+        complete JSON, means a new call.
+        """
+        if call_id and self.id:
+            return call_id != self.id
+        if not name:
+            return False
+        try:
+            json.loads("".join(self.arguments))
+        except ValueError:
+            return False
+        return True
+
 
 class _StreamAssembler:
     """Accumulates chat completion chunks into one response."""
@@ -285,12 +302,8 @@ class _StreamAssembler:
         function = fragment.get("function") or {}
         name, call_id = function.get("name") or "", fragment.get("id") or ""
         index = fragment.get("index")
-        if index is None:  # vendors that omit the index send each call whole, name first
-            call = None if name else self._last_call()
-        else:
-            call = self._calls_by_index.get(index)
-        # A new id at a known index is a new call (vendors that reuse index 0).
-        if call is None or (call_id and call.id and call_id != call.id):
+        call = self._calls_by_index.get(index) if index is not None else self._last_call()
+        if call is None or call.is_followed_by_another(call_id, name):
             call = _PartialToolCall()
             self._calls.append(call)
             if index is not None:
