@@ -30,10 +30,11 @@ def _fts_integrity(db_path: Path) -> None:
 
 def _row_counts(db_path: Path) -> tuple[int, int, int]:
     with sqlite3.connect(db_path) as db:
-        return tuple(  # type: ignore[return-value]
+        documents, chunks, embeddings = (
             db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
             for table in ("documents", "chunks", "embeddings")
         )
+    return documents, chunks, embeddings
 
 
 def test_added_document_reads_back_with_exact_chunk_offsets(store: SQLiteStore) -> None:

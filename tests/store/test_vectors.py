@@ -19,7 +19,10 @@ DIM = 16
 
 
 def _unit(rows: npt.NDArray[np.float64]) -> npt.NDArray[np.float32]:
-    return (rows / np.linalg.norm(rows, axis=-1, keepdims=True)).astype(np.float32)
+    unit: npt.NDArray[np.float32] = (rows / np.linalg.norm(rows, axis=-1, keepdims=True)).astype(
+        np.float32
+    )
+    return unit
 
 
 def _clustered(n: int, dim: int, clusters: int, seed: int = 0) -> npt.NDArray[np.float32]:

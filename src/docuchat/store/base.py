@@ -17,7 +17,7 @@ import numpy.typing as npt
 from docuchat.corpus.types import Chunk, ParsedDocument
 
 AddStatus = Literal["added", "unchanged", "replaced"]
-Vector = npt.NDArray[np.float32]
+Vector = npt.NDArray[np.floating[Any]]  # any float dtype in; stored and searched as float32
 MetadataValue = str | int | float | bool
 
 

@@ -58,7 +58,7 @@ class _OwnerVectors:
     generation: int
     chunk_keys: npt.NDArray[np.int64]
     doc_keys: npt.NDArray[np.int64]
-    matrix: Vector
+    matrix: vector_index.Matrix
     ivf: vector_index.IVFIndex | None = None
 
 
@@ -547,7 +547,7 @@ def _load_vectors(db: sqlite3.Connection, owner: str, model: str, generation: in
     )
     chunk_keys = np.empty(count, dtype=np.int64)
     doc_keys = np.empty(count, dtype=np.int64)
-    matrix: Vector = np.empty((count, 0), dtype=np.float32)
+    matrix: vector_index.Matrix = np.empty((count, 0), dtype=np.float32)
     filled = 0
     while batch := cursor.fetchmany(_LOAD_BATCH):
         if filled == 0:

@@ -1,0 +1,46 @@
+"""A folder of real files to ingest: good ones of every text format, and bad ones."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+REAL_PDFS = Path(__file__).parents[1] / "corpus" / "fixtures" / "real-pdfs"
+
+GOOD = {
+    "notes.md": "# Field notes\n\nAlpine glaciers are retreating as summers warm.\n\n"
+    "Meltwater feeds the rivers below.",
+    "guide/volcanoes.txt": "Volcanoes erupt when magma rises through the crust.",
+    "guide/tides.html": "<html><head><title>Tides</title></head><body>"
+    "<p>Tides follow the moon.</p></body></html>",
+}
+BAD_REASONS = {
+    "locked.pdf": "password-protected",
+    "broken.pdf": "corrupt file",
+    "empty.txt": "empty document",
+}
+
+
+@pytest.fixture
+def good_folder(tmp_path: Path) -> Path:
+    """Three good text files (one in a subfolder), a real one-page PDF and a hidden file."""
+    root = tmp_path / "docs"
+    for name, text in GOOD.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    shutil.copy(REAL_PDFS / "crazyones-pdfa.pdf", root / "crazyones.pdf")
+    (root / ".cache").mkdir()
+    (root / ".cache" / "hidden.txt").write_text("never ingested")
+    (root / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n")  # not a supported suffix
+    return root
+
+
+@pytest.fixture
+def mixed_folder(good_folder: Path) -> Path:
+    """The good folder plus files that must be skipped with a reason."""
+    shutil.copy(REAL_PDFS / "libreoffice-writer-password.pdf", good_folder / "locked.pdf")
+    (good_folder / "broken.pdf").write_bytes(b"%PDF-1.7\n" + b"\x00garbage" * 50)
+    (good_folder / "empty.txt").write_text("")
+    return good_folder

@@ -1,0 +1,135 @@
+"""``docuchat ingest``, ``docs`` and ``search`` through click's runner on a real SQLite file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from docuchat.cli.main import cli
+
+from .conftest import BAD_REASONS
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private DOCUCHAT_HOME, so no user config or database is ever touched."""
+    path = tmp_path / "home"
+    monkeypatch.setenv("DOCUCHAT_HOME", str(path))
+    for name in ("DOCUCHAT_DB", "DOCUCHAT_OWNER", "DOCUCHAT_EMBEDDER"):
+        monkeypatch.delenv(name, raising=False)
+    return path
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return str(tmp_path / "cli.db")
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def run_json(*args: str) -> Any:
+    result = run(*args, "--json")
+    return json.loads(result.stdout)
+
+
+def test_ingest_summary_lists_counts_and_skipped_files_with_reasons(
+    mixed_folder: Path, db: str
+) -> None:
+    result = run("ingest", str(mixed_folder), "--db", db, "--embedder", "none")
+
+    assert result.exit_code == 1  # some files were skipped
+    assert "4 documents (4 added), 4 pages" in result.stdout
+    assert "3 skipped" in result.stdout
+    for name, reason in BAD_REASONS.items():
+        assert any(name in line and reason in line for line in result.stdout.splitlines())
+
+
+def test_ingest_json_is_one_object_with_files_and_reasons(mixed_folder: Path, db: str) -> None:
+    summary = run_json("ingest", str(mixed_folder), "--db", db, "--embedder", "none")
+
+    assert summary["documents"] == summary["added"] == 4
+    assert summary["pages"] == 4 and summary["chunks"] >= 4
+    assert summary["skipped"] == 3 and summary["embedder"] is None
+    assert {Path(s["path"]).name: s["reason"] for s in summary["skipped_files"]} == BAD_REASONS
+    assert {f["status"] for f in summary["files"]} == {"added"}
+
+
+def test_second_run_is_unchanged_and_embeds_nothing_new(good_folder: Path, db: str) -> None:
+    first = run_json("ingest", str(good_folder), "--db", db, "--embedder", "hash:32")
+    second = run_json("ingest", str(good_folder), "--db", db, "--embedder", "hash:32")
+
+    assert first["embedder"] == "hash-32" and first["embedded"] == first["chunks"]
+    assert second["unchanged"] == 4 and second["embedded"] == 0
+    assert run("ingest", str(good_folder), "--db", db, "--embedder", "none").exit_code == 0
+
+
+def test_default_database_lives_in_docuchat_home_or_docuchat_db(
+    good_folder: Path, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run("ingest", str(good_folder / "notes.md"), "--embedder", "none")
+    assert (home / "docuchat.db").is_file()
+
+    monkeypatch.setenv("DOCUCHAT_DB", str(tmp_path / "elsewhere.db"))
+    run("ingest", str(good_folder / "notes.md"), "--embedder", "none")
+    assert len(run_json("docs", "list")) == 1
+    assert (tmp_path / "elsewhere.db").is_file()
+
+
+def test_docs_list_and_remove(good_folder: Path, db: str) -> None:
+    run("ingest", str(good_folder), "--db", db, "--embedder", "hash:32")
+    documents = run_json("docs", "list", "--db", db)
+    notes = next(d for d in documents if d["title"] == "Field notes")
+
+    assert len(documents) == 4
+    assert {"id", "title", "source", "media_type", "page_count", "chunk_count"} <= notes.keys()
+    assert "Field notes" in run("docs", "list", "--db", db).stdout
+    removed = run("docs", "remove", notes["id"], "--db", db)
+    assert removed.exit_code == 0 and notes["id"] in removed.stdout
+    assert notes["id"] not in {d["id"] for d in run_json("docs", "list", "--db", db)}
+    again = run("docs", "remove", notes["id"], "--db", db)
+    assert again.exit_code == 1 and f"no document '{notes['id']}'" in again.output
+
+
+def test_search_json_and_text_output(good_folder: Path, db: str) -> None:
+    run("ingest", str(good_folder), "--db", db, "--embedder", "hash:32")
+    found = run_json("search", "retreating glaciers", "--db", db, "--embedder", "hash:32")
+
+    [best, *_] = found["results"]
+    assert best["title"] == "Field notes" and best["bm25_rank"] == 1
+    assert best["vector_rank"] is not None
+    assert {best["snippet"][s:e].lower() for s, e in best["highlights"]} >= {"glaciers"}
+    assert len(run_json("search", "the", "--k", "1", "--db", db)["results"]) == 1
+    text = run("search", "magma", "--db", db, "--mode", "bm25").stdout
+    assert "1. volcanoes" in text and "Volcanoes erupt when magma rises" in text
+    assert "no matching passages" in run("search", "zebra", "--db", db, "--mode", "bm25").stdout
+
+
+def test_owners_only_see_their_own_documents(good_folder: Path, db: str) -> None:
+    run("ingest", str(good_folder), "--db", db, "--embedder", "none", "--owner", "ann")
+
+    assert run_json("docs", "list", "--db", db, "--owner", "bob") == []
+    assert run_json("search", "glaciers", "--db", db, "--owner", "bob", "--mode", "bm25") == {
+        "query": "glaciers",
+        "mode": "bm25",
+        "results": [],
+    }
+    assert len(run_json("docs", "list", "--db", db, "--owner", "ann")) == 4
+
+
+def test_bad_embedder_or_database_fail_cleanly_before_writing(
+    good_folder: Path, db: str, tmp_path: Path
+) -> None:
+    bad_spec = run("ingest", str(good_folder), "--db", db, "--embedder", "word2vec")
+    assert bad_spec.exit_code == 1 and "unknown embedder 'word2vec'" in bad_spec.output
+    assert not Path(db).exists()
+
+    not_a_db = tmp_path / "notes.txt"
+    not_a_db.write_text("not a database " * 100)
+    broken = run("docs", "list", "--db", str(not_a_db))
+    assert broken.exit_code == 1 and "cannot open the database" in broken.output
