@@ -1,0 +1,132 @@
+// An answer as a person reads it: light Markdown, citation chips, and the list of sources.
+import { h, icon, ICONS } from "./dom.js";
+
+const INLINE = /(\*\*[^*\n]+\*\*|`[^`\n]+`|\[\d+(?:\s*,\s*\d+)*\])/g;
+const MARKER = /^\[(\d+(?:\s*,\s*\d+)*)\]$/;
+const BULLET = /^\s*[-*•]\s+(.*)$/;
+const NUMBERED = /^\s*\d+[.)]\s+(.*)$/;
+const HEADING = /^#{1,6}\s+(.*)$/;
+
+/** How a citation describes itself to a screen reader and in a tooltip. */
+export function citationLabel(citation) {
+  const where = `${citation.title}, page ${citation.page}`;
+  return citation.verified
+    ? `Source ${citation.n}: ${where}. Verified: the passage supports the sentence.`
+    : `Source ${citation.n}: ${where}. Not verified: the passage may not support the sentence.`;
+}
+
+function citationChip(citation, onCite) {
+  return h(
+    "button",
+    {
+      type: "button",
+      class: `cite ${citation.verified ? "cite-verified" : "cite-unverified"}`,
+      "data-n": citation.n,
+      title: citationLabel(citation),
+      "aria-label": citationLabel(citation),
+      onclick: (e) => onCite(citation, e.currentTarget),
+    },
+    String(citation.n),
+  );
+}
+
+function inline(text, byNumber, onCite) {
+  const nodes = [];
+  for (const part of text.split(INLINE)) {
+    if (!part) continue;
+    const marker = MARKER.exec(part);
+    if (marker) {
+      const numbers = marker[1].split(",").map((n) => Number(n.trim()));
+      if (numbers.every((n) => byNumber.has(n))) {
+        nodes.push(h("span", { class: "cites" }, numbers.map((n) => citationChip(byNumber.get(n), onCite))));
+        continue;
+      }
+    }
+    if (part.startsWith("**") && part.endsWith("**") && part.length > 4) {
+      nodes.push(h("strong", {}, part.slice(2, -2)));
+    } else if (part.startsWith("`") && part.endsWith("`") && part.length > 2) {
+      nodes.push(h("code", {}, part.slice(1, -1)));
+    } else {
+      nodes.push(part);
+    }
+  }
+  return nodes;
+}
+
+/** Blocks of a Markdown-ish answer: paragraphs, bullet and numbered lists, headings. */
+function blocks(text, byNumber, onCite) {
+  const out = [];
+  for (const block of text.trim().split(/\n{2,}/)) {
+    let list = null;
+    let paragraph = null;
+    for (const line of block.split("\n")) {
+      const bullet = BULLET.exec(line);
+      const numbered = bullet ? null : NUMBERED.exec(line);
+      const heading = HEADING.exec(line);
+      if (bullet || numbered) {
+        const tag = bullet ? "ul" : "ol";
+        if (!list || list.tagName.toLowerCase() !== tag) out.push((list = h(tag)));
+        list.append(h("li", {}, inline((bullet || numbered)[1], byNumber, onCite)));
+        paragraph = null;
+      } else if (heading) {
+        out.push(h("p", { class: "answer-heading" }, inline(heading[1], byNumber, onCite)));
+        list = paragraph = null;
+      } else if (line.trim()) {
+        if (!paragraph) out.push((paragraph = h("p")));
+        else paragraph.append(h("br"));
+        paragraph.append(...inline(line, byNumber, onCite));
+        list = null;
+      }
+    }
+  }
+  return out;
+}
+
+/** The answer's content: text with [N] markers turned into chips for the given citations. */
+export function renderAnswer(text, citations, onCite) {
+  const byNumber = new Map(citations.map((c) => [c.n, c]));
+  return blocks(text, byNumber, onCite);
+}
+
+export function verificationPill(verified) {
+  return verified
+    ? h("span", { class: "pill pill-ok" }, icon(ICONS.check), "Verified")
+    : h("span", { class: "pill pill-warn" }, icon(ICONS.warn), "Not verified");
+}
+
+/** The numbered sources under an answer; each opens its passage. */
+export function renderSources(citations, onCite) {
+  if (!citations.length) return null;
+  return h(
+    "section",
+    { class: "sources", "aria-label": "Sources" },
+    h("h3", { class: "sources-heading" }, "Sources"),
+    h(
+      "ol",
+      { class: "source-list" },
+      citations.map((c) =>
+        h(
+          "li",
+          {},
+          h(
+            "button",
+            {
+              type: "button",
+              class: `source ${c.verified ? "source-verified" : "source-unverified"}`,
+              "aria-label": citationLabel(c),
+              onclick: (e) => onCite(c, e.currentTarget),
+            },
+            h("span", { class: `cite ${c.verified ? "cite-verified" : "cite-unverified"}` }, String(c.n)),
+            h(
+              "span",
+              { class: "source-main" },
+              h("span", { class: "source-title" }, c.title),
+              h("span", { class: "source-meta" }, `Page ${c.page}`, verificationPill(c.verified)),
+              c.quote ? h("span", { class: "source-quote" }, `“${c.quote}”`) : null,
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+}
