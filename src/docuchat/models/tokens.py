@@ -11,6 +11,8 @@ character count sees. :class:`TokenEstimator` therefore learns, from the
 
 by least squares with a ridge prior at ``overhead = 0, scale = 1``: one
 observation sets the overhead, further ones of other sizes tilt the scale.
+Older observations fade (``decay``), so the line follows the conversation at
+hand rather than every request the model instance ever served.
 """
 
 from __future__ import annotations
@@ -59,8 +61,9 @@ class TokenEstimator:
 
     ``estimate(request)`` is usable before any observation (it is then the
     fixed-ratio estimate); call ``observe(request, usage.input_tokens)`` after
-    each response to calibrate. ``scale_prior`` is how strongly the scale is
-    held at 1, in squared tokens: 1e4 weighs like one observation of a
+    each response to calibrate. Each new observation multiplies the weight of
+    the earlier ones by ``decay``. ``scale_prior`` is how strongly the scale
+    is held at 1, in squared tokens: 1e4 weighs like one observation of a
     100-token request. The scale stays within ``[0.25, 4]`` so that odd
     reports (a server that drops history) cannot drive estimates to zero.
     """
@@ -69,10 +72,11 @@ class TokenEstimator:
     MAX_SCALE = 4.0
     _OVERHEAD_PRIOR = 1e-6
 
-    def __init__(self, *, scale_prior: float = 1e4) -> None:
+    def __init__(self, *, decay: float = 0.5, scale_prior: float = 1e4) -> None:
+        self._decay = decay
         self._scale_prior = scale_prior
-        # Running sums of the least-squares normal equations over (estimate x, reported y).
-        self._sx = self._sy = self._sxx = self._sxy = 0.0
+        # Weighted sums of the least-squares normal equations over (estimate x, reported y).
+        self._weight = self._sx = self._sy = self._sxx = self._sxy = 0.0
         self.observations = 0
         self.overhead = 0.0
         self.scale = 1.0
@@ -86,16 +90,18 @@ class TokenEstimator:
         if reported_input_tokens <= 0:
             return
         x, y = fixed_ratio_estimate(request), float(reported_input_tokens)
-        self._sx += x
-        self._sy += y
-        self._sxx += x * x
-        self._sxy += x * y
+        d = self._decay
+        self._weight = d * self._weight + 1
+        self._sx = d * self._sx + x
+        self._sy = d * self._sy + y
+        self._sxx = d * self._sxx + x * x
+        self._sxy = d * self._sxy + x * y
         self.observations += 1
         self._refit()
 
     def _refit(self) -> None:
         # Minimise sum (y - b - a x)^2 + p_b b^2 + p_a (a - 1)^2 in closed form (2x2 system).
-        n = self.observations + self._OVERHEAD_PRIOR
+        n = self._weight + self._OVERHEAD_PRIOR
         sxx = self._sxx + self._scale_prior
         sxy = self._sxy + self._scale_prior
         scale = (n * sxy - self._sx * self._sy) / (n * sxx - self._sx * self._sx)
