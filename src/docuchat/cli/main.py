@@ -18,13 +18,17 @@ def _register() -> None:
     from docuchat.cli.docs_cmd import docs
     from docuchat.cli.ingest_cmd import ingest_command
     from docuchat.cli.search_cmd import search_command
+    from docuchat.cli.serve_cmd import serve_command
     from docuchat.cli.trace_cmd import trace
+    from docuchat.cli.users_cmd import users
 
     cli.add_command(trace)
     cli.add_command(ingest_command)
     cli.add_command(docs)
     cli.add_command(search_command)
     cli.add_command(ask_command)
+    cli.add_command(serve_command)
+    cli.add_command(users)
 
 
 _register()

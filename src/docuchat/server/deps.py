@@ -1,0 +1,48 @@
+"""Dependencies of the routes, as ``Annotated`` aliases: ``user: CurrentUser`` and so on."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from docuchat.errors import AuthError
+from docuchat.server.services import Services
+from docuchat.store import Store
+from docuchat.store.accounts import Accounts, User
+
+_bearer = HTTPBearer(auto_error=False, description="An API key from `docuchat users add NAME`")
+
+
+def get_services(request: Request) -> Services:
+    services: Services = request.app.state.services
+    return services
+
+
+ServicesDep = Annotated[Services, Depends(get_services)]
+
+
+def get_store(services: ServicesDep) -> Store:
+    return services.store
+
+
+def get_accounts(services: ServicesDep) -> Accounts:
+    return services.accounts
+
+
+StoreDep = Annotated[Store, Depends(get_store)]
+AccountsDep = Annotated[Accounts, Depends(get_accounts)]
+
+
+def get_current_user(
+    accounts: AccountsDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> User:
+    """The key's owner (a plain function: FastAPI runs it on a worker thread)."""
+    if credentials is None:
+        raise AuthError("missing API key: send 'Authorization: Bearer <key>'")
+    return accounts.authenticate(credentials.credentials)
+
+
+CurrentUser = Annotated[User, Depends(get_current_user)]

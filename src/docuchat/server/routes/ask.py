@@ -1,0 +1,113 @@
+"""``POST /api/ask``: a cited answer, streamed as server-sent events or returned whole.
+
+The question joins a conversation (a new one unless ``conversation_id`` names
+one of the user's): the model sees the earlier turns as plain user and
+assistant messages, and the new turn is saved before the final event is sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import suppress
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import StreamingResponse
+
+from docuchat.errors import NotFound
+from docuchat.models.base import AssistantMessage, Message, UserMessage
+from docuchat.research import Answer, AnswerReady
+from docuchat.server.deps import CurrentUser, ServicesDep
+from docuchat.server.runs import ActiveRun, RunCrashed, cancelled_on_disconnect
+from docuchat.server.schemas import AskRequest, AskResult, error_responses
+from docuchat.server.stream import DONE, ErrorEvent, FinalEvent, RunEvent, StepTranslator, sse
+from docuchat.store.accounts import Accounts, Conversation, Turn
+
+router = APIRouter(prefix="/api", tags=["ask"], responses=error_responses(401, 404))
+
+TITLE_CHARS = 80
+
+EVENT_STREAM: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "With `stream: false` the result as JSON; with `stream: true` server-sent "
+        "events, one `StreamEvent` per `data:` line (run, steps, answer deltas, final), then "
+        "`data: [DONE]`.",
+        "content": {
+            "text/event-stream": {
+                "schema": {
+                    "type": "object",
+                    "required": ["data"],
+                    "properties": {
+                        "data": {
+                            "type": "string",
+                            "contentMediaType": "application/json",
+                            "contentSchema": {"$ref": "#/components/schemas/StreamEvent"},
+                        }
+                    },
+                }
+            }
+        },
+    }
+}
+
+
+@router.post("/ask", response_model=AskResult, responses=EVENT_STREAM)
+async def ask(body: AskRequest, request: Request, user: CurrentUser, services: ServicesDep) -> Any:
+    conversation = await run_in_threadpool(_conversation, services.accounts, user.id, body)
+    history = history_messages(conversation.turns, services.settings.history_turns)
+
+    async def save_turn(answer: Answer) -> None:
+        await run_in_threadpool(_save_turn, services.accounts, user.id, conversation.id, answer)
+
+    run = services.runs.start(
+        services.agent(user.id, body.mode),
+        body.question,
+        history=history,
+        conversation_id=conversation.id,
+        on_answer=save_turn,
+    )
+    if body.stream:
+        return StreamingResponse(
+            _events(run),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+    async with cancelled_on_disconnect(request, run.cancel):
+        answer = await run.answer()
+    return AskResult.of(answer, run.id, conversation.id)
+
+
+async def _events(run: ActiveRun) -> AsyncIterator[str]:
+    yield sse(RunEvent(run_id=run.id, conversation_id=run.conversation_id))
+    steps = StepTranslator()
+    async for item in run.items():
+        if isinstance(item, AnswerReady):
+            yield sse(FinalEvent.of(item.answer, run.id, run.conversation_id))
+        elif isinstance(item, RunCrashed):
+            yield sse(ErrorEvent(message=item.message))
+        elif (event := steps.translate(item)) is not None:
+            yield sse(event)
+    yield DONE
+
+
+def history_messages(turns: Sequence[Turn], keep: int) -> list[Message]:
+    """The last ``keep`` answered turns as plain user and assistant messages."""
+    answered = [t for t in turns if t.answer][-keep:] if keep else []
+    return [m for t in answered for m in (UserMessage(t.question), AssistantMessage(t.answer))]
+
+
+def _conversation(accounts: Accounts, owner: str, body: AskRequest) -> Conversation:
+    if body.conversation_id is not None:
+        return accounts.get_conversation(owner, body.conversation_id)
+    title = " ".join(body.question.split())
+    if len(title) > TITLE_CHARS:
+        title = title[: TITLE_CHARS - 1] + "…"
+    return accounts.create_conversation(owner, title)
+
+
+def _save_turn(accounts: Accounts, owner: str, conversation_id: str, answer: Answer) -> None:
+    citations = tuple(answer.to_dict()["citations"])
+    turn = Turn(answer.question, answer.answer, citations, answer.outcome)
+    with suppress(NotFound):  # the conversation was deleted while the question was answered
+        accounts.add_turn(owner, conversation_id, turn)

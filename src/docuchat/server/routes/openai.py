@@ -1,0 +1,181 @@
+"""``/v1``: docuchat as an OpenAI-compatible model over the key owner's documents.
+
+Any OpenAI client or chat front end can use it: the last message is the
+question, earlier user and assistant messages are the conversation so far
+(nothing is stored: the client keeps the conversation, as with OpenAI).
+
+The reply's text is the verified answer with its ``[N]`` markers and a list of
+sources; the sources are also in the extra ``citations`` field. Streamed, the
+research steps arrive as they happen in ``reasoning_content``, then the answer
+text (which exists only once its citations are checked), then a last chunk
+with ``finish_reason`` and ``citations``, then ``data: [DONE]``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request, status
+from fastapi.responses import StreamingResponse
+
+from docuchat.models.base import AssistantMessage, Message, UserMessage
+from docuchat.research import Answer, AnswerReady
+from docuchat.server.deps import CurrentUser, ServicesDep
+from docuchat.server.openai_schemas import (
+    MODELS,
+    AssistantReply,
+    ChatCompletion,
+    ChatCompletionChunk,
+    ChatCompletionRequest,
+    ChatMessage,
+    Choice,
+    ChunkChoice,
+    CompletionUsage,
+    Delta,
+    ModelCard,
+    ModelList,
+    OpenAIError,
+    OpenAIErrorDetail,
+)
+from docuchat.server.runs import ActiveRun, RunCrashed, cancelled_on_disconnect
+from docuchat.server.schemas import CitationPublic
+from docuchat.server.stream import DONE, StepEvent, StepTranslator, sse
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": OpenAIError, "description": "The request is not acceptable"},
+    401: {"model": OpenAIError, "description": "Missing, malformed or unknown API key"},
+}
+_CHUNKS: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "A chat completion; with `stream: true` server-sent events, one "
+        "`ChatCompletionChunk` per `data:` line, then `data: [DONE]`.",
+        "content": {
+            "text/event-stream": {
+                "schema": {
+                    "type": "object",
+                    "required": ["data"],
+                    "properties": {
+                        "data": {
+                            "type": "string",
+                            "contentMediaType": "application/json",
+                            "contentSchema": {"$ref": "#/components/schemas/ChatCompletionChunk"},
+                        }
+                    },
+                }
+            }
+        },
+    },
+    404: {"model": OpenAIError, "description": "No such model"},
+}
+
+router = APIRouter(prefix="/v1", tags=["openai"], responses=_ERRORS)
+_STARTED = int(time.time())
+
+
+@router.get("/models")
+def list_models(user: CurrentUser) -> ModelList:
+    return ModelList(data=[ModelCard(id=name, created=_STARTED) for name in MODELS])
+
+
+@router.post("/chat/completions", response_model=ChatCompletion, responses=_CHUNKS)
+async def chat_completions(
+    body: ChatCompletionRequest, request: Request, user: CurrentUser, services: ServicesDep
+) -> Any:
+    mode = MODELS.get(body.model)
+    if mode is None:
+        raise HTTPException(
+            status.HTTP_404_NOT_FOUND,
+            f"the model {body.model!r} does not exist: use {' or '.join(MODELS)}",
+        )
+    *earlier, last = body.messages
+    if last.role != "user" or not last.text.strip():
+        raise HTTPException(
+            status.HTTP_400_BAD_REQUEST, "the last message must be the user's question"
+        )
+    run = services.runs.start(services.agent(user.id, mode), last.text, history=_history(earlier))
+    if body.stream:
+        include_usage = body.stream_options is not None and body.stream_options.include_usage
+        return StreamingResponse(
+            _chunks(run, body.model, include_usage=include_usage),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+    async with cancelled_on_disconnect(request, run.cancel):
+        answer = await run.answer()
+    return ChatCompletion(
+        id=f"chatcmpl-{run.id}",
+        created=int(time.time()),
+        model=body.model,
+        choices=[Choice(message=AssistantReply(content=reply_text(answer)))],
+        usage=_usage(answer),
+        citations=_citations(answer),
+    )
+
+
+async def _chunks(run: ActiveRun, model: str, *, include_usage: bool) -> AsyncIterator[str]:
+    created = int(time.time())
+
+    def chunk(delta: Delta | None, *, stop: bool = False, **fields: Any) -> str:
+        choices = (
+            []
+            if delta is None
+            else [ChunkChoice(delta=delta, finish_reason="stop" if stop else None)]
+        )
+        return sse(
+            ChatCompletionChunk(
+                id=f"chatcmpl-{run.id}", created=created, model=model, choices=choices, **fields
+            )
+        )
+
+    yield chunk(Delta(role="assistant", content=""))
+    steps = StepTranslator()
+    async for item in run.items():
+        if isinstance(item, AnswerReady):
+            yield chunk(Delta(content=reply_text(item.answer)))
+            yield chunk(Delta(), stop=True, citations=_citations(item.answer))
+            if include_usage:
+                yield chunk(None, usage=_usage(item.answer))
+        elif isinstance(item, RunCrashed):
+            yield sse(
+                OpenAIError(error=OpenAIErrorDetail(message=item.message, type="server_error"))
+            )
+        elif isinstance(event := steps.translate(item), StepEvent):
+            yield chunk(Delta(reasoning_content=event.message + "\n"))
+    yield DONE
+
+
+def reply_text(answer: Answer) -> str:
+    """The answer with its ``[N]`` markers, then one line per cited source."""
+    text = answer.answer or f"(no answer: {answer.outcome})"
+    if not answer.citations:
+        return text
+    sources = [
+        f"[{c.n}] {c.title}, page {c.page} ({'verified' if c.verified else 'not verified'})"
+        for c in answer.citations
+    ]
+    return text + "\n\nSources:\n" + "\n".join(sources)
+
+
+def _history(messages: list[ChatMessage]) -> list[Message]:
+    history: list[Message] = []
+    for message in messages:
+        if message.role == "user" and message.text:
+            history.append(UserMessage(message.text))
+        elif message.role == "assistant" and message.text:
+            history.append(AssistantMessage(message.text))
+    return history
+
+
+def _citations(answer: Answer) -> list[CitationPublic]:
+    return [CitationPublic.model_validate(c) for c in answer.to_dict()["citations"]]
+
+
+def _usage(answer: Answer) -> CompletionUsage:
+    usage = answer.run.usage
+    return CompletionUsage(
+        prompt_tokens=usage.input_tokens,
+        completion_tokens=usage.output_tokens,
+        total_tokens=usage.total_tokens,
+    )

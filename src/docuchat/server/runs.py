@@ -1,0 +1,148 @@
+"""Research runs in flight: each on its own task, reachable by id to be cancelled.
+
+A run's task streams the research agent's events into a queue that the HTTP
+response reads. The run does not depend on the response: when the client goes
+away (or asks to cancel) the run's ``Cancellation`` stops it, which also
+aborts the model request in flight, and the run still ends in order (its turn
+is saved with the outcome ``cancelled``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from starlette.requests import Request
+
+from docuchat.agent import Cancellation, Event
+from docuchat.errors import NotFound
+from docuchat.models.base import Message
+from docuchat.research import Answer, AnswerReady, ResearchAgent
+
+log = logging.getLogger(__name__)
+
+OnAnswer = Callable[[Answer], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class RunCrashed:
+    """The run raised instead of ending with an outcome (a fault of the server, not the model)."""
+
+    message: str
+
+
+RunItem = Event | AnswerReady | RunCrashed
+
+
+class ActiveRun:
+    def __init__(self, owner: str, conversation_id: str | None) -> None:
+        self.id = uuid.uuid4().hex[:16]
+        self.owner = owner
+        self.conversation_id = conversation_id
+        self.cancel = Cancellation()
+        self.queue: asyncio.Queue[RunItem | None] = asyncio.Queue()
+
+    async def items(self) -> AsyncIterator[RunItem]:
+        """The run's events, then its ``AnswerReady`` (or ``RunCrashed``).
+
+        A reader that stops early (the client went away) cancels the run.
+        """
+        finished = False
+        try:
+            while (item := await self.queue.get()) is not None:
+                yield item
+            finished = True
+        finally:
+            if not finished:
+                self.cancel.cancel("client disconnected")
+
+    async def answer(self) -> Answer:
+        """Wait for the answer (``RuntimeError`` if the run crashed)."""
+        async for item in self.items():
+            if isinstance(item, AnswerReady):
+                return item.answer
+            if isinstance(item, RunCrashed):
+                raise RuntimeError(item.message)
+        raise RuntimeError("the run ended without an answer")
+
+
+class RunRegistry:
+    """The runs in flight, by id. Nothing here waits on another run: no global locks."""
+
+    def __init__(self) -> None:
+        self._runs: dict[str, ActiveRun] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def start(
+        self,
+        agent: ResearchAgent,
+        question: str,
+        *,
+        history: Sequence[Message] = (),
+        conversation_id: str | None = None,
+        on_answer: OnAnswer | None = None,
+    ) -> ActiveRun:
+        """Start answering on a task of its own; ``on_answer`` runs before the answer is queued."""
+        run = ActiveRun(agent.owner, conversation_id)
+        self._runs[run.id] = run
+        task = asyncio.create_task(self._produce(run, agent, question, history, on_answer))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return run
+
+    def cancel(self, owner: str, run_id: str, reason: str) -> None:
+        """Cancel one of the owner's runs in flight; ``NotFound`` for any other id."""
+        run = self._runs.get(run_id)
+        if run is None or run.owner != owner:
+            raise NotFound(f"no run {run_id!r} in flight")
+        run.cancel.cancel(reason)
+
+    async def shutdown(self) -> None:
+        """Cancel every run and wait until each has ended."""
+        for run in self._runs.values():
+            run.cancel.cancel("the server is shutting down")
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def _produce(
+        self,
+        run: ActiveRun,
+        agent: ResearchAgent,
+        question: str,
+        history: Sequence[Message],
+        on_answer: OnAnswer | None,
+    ) -> None:
+        try:
+            async for item in agent.stream(question, history=history, cancel=run.cancel):
+                if isinstance(item, AnswerReady) and on_answer is not None:
+                    await on_answer(item.answer)
+                run.queue.put_nowait(item)
+        except Exception as exc:
+            log.exception("run %s failed", run.id)
+            run.queue.put_nowait(RunCrashed(f"{type(exc).__name__}: {exc}"))
+        finally:
+            del self._runs[run.id]
+            run.queue.put_nowait(None)
+
+
+@asynccontextmanager
+async def cancelled_on_disconnect(request: Request, cancel: Cancellation) -> AsyncIterator[None]:
+    """Cancel when the client hangs up while the body is awaited (non-streamed answers).
+
+    A streamed answer needs no watcher: Starlette stops reading the stream,
+    which cancels the run (see ``ActiveRun.items``).
+    """
+
+    async def watch() -> None:
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+        cancel.cancel("client disconnected")
+
+    watcher = asyncio.create_task(watch())
+    try:
+        yield
+    finally:
+        watcher.cancel()

@@ -1,0 +1,404 @@
+"""The server's own records: users and their API keys, conversations, upload jobs.
+
+:class:`Accounts` says nothing of SQL, so a PostgreSQL backend can implement
+it later; :class:`SQLiteAccounts` keeps the records in the same SQLite file as
+the documents (its tables come from the store's migrations). As in the
+document store, every read of a conversation or a job takes the owner, and an
+id that is unknown or someone else's raises the same ``NotFound``.
+
+An API key is ``dc_<key id>_<secret>``. Only the SHA-256 of the secret is
+stored (the secret is 256 random bits, so a plain hash is enough) and it is
+compared in constant time; the key itself is shown once, when it is made.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+import secrets
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from docuchat.corpus.ingest import IngestedFile, SkippedFile
+from docuchat.errors import AuthError, ConfigError, NotFound, StoreError
+from docuchat.store.migrations import apply_migrations
+
+JobStatus = Literal["queued", "running", "done", "failed"]
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+_KEY = re.compile(r"dc_([0-9a-f]{12})_([A-Za-z0-9_-]{43})")
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    id: str
+    """Also the owner of the user's documents in the store (the CLI's ``--owner``)."""
+    name: str
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    question: str
+    answer: str
+    citations: tuple[Mapping[str, Any], ...]
+    outcome: str
+    created_at: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationSummary:
+    id: str
+    title: str
+    created_at: str
+    updated_at: str
+    turn_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    id: str
+    title: str
+    created_at: str
+    updated_at: str
+    turns: tuple[Turn, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class UploadJob:
+    id: str
+    owner: str
+    status: JobStatus
+    files: tuple[str, ...]
+    done: int = 0
+    documents: tuple[IngestedFile, ...] = ()
+    skipped: tuple[SkippedFile, ...] = ()
+    error: str | None = None
+    created_at: str = ""
+    updated_at: str = ""
+
+
+class Accounts(Protocol):
+    """Users, keys, conversations and upload jobs for many owners in one database."""
+
+    def add_user(self, name: str) -> tuple[User, str]:
+        """Create a user; returns it with its first API key (the only time the key is seen)."""
+        ...
+
+    def new_key(self, name: str) -> str:
+        """Another API key for an existing user."""
+        ...
+
+    def list_users(self) -> list[User]: ...
+
+    def authenticate(self, key: str) -> User:
+        """The user an API key belongs to; ``AuthError`` for anything else."""
+        ...
+
+    def create_conversation(self, owner: str, title: str) -> Conversation: ...
+
+    def list_conversations(self, owner: str) -> list[ConversationSummary]:
+        """Most recently updated first."""
+        ...
+
+    def get_conversation(self, owner: str, conversation_id: str) -> Conversation: ...
+
+    def delete_conversation(self, owner: str, conversation_id: str) -> None: ...
+
+    def add_turn(self, owner: str, conversation_id: str, turn: Turn) -> None: ...
+
+    def create_job(self, owner: str, files: Sequence[str]) -> UploadJob: ...
+
+    def get_job(self, owner: str, job_id: str) -> UploadJob: ...
+
+    def save_job(self, job: UploadJob) -> None:
+        """Store a job's new status and progress."""
+        ...
+
+    def fail_unfinished_jobs(self, error: str) -> int:
+        """Mark queued and running jobs failed (their process is gone); return how many."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def open_accounts(location: str | Path) -> Accounts:
+    """Open (creating and migrating if needed) the accounts at a SQLite file path."""
+    if str(location).startswith(("postgres://", "postgresql://")):
+        raise ConfigError("the PostgreSQL store is not available yet; use a SQLite file path")
+    return SQLiteAccounts(location)
+
+
+class SQLiteAccounts:
+    """Accounts in a SQLite file. Safe to share between threads (calls are serialised)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=10.0
+            )
+            for pragma in ("journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON"):
+                self._db.execute(f"PRAGMA {pragma}")
+            apply_migrations(self._db)
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"cannot open the database {self.path}: {exc}") from exc
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # -- users and keys ------------------------------------------------------
+
+    def add_user(self, name: str) -> tuple[User, str]:
+        if not _NAME.fullmatch(name):
+            raise StoreError(
+                f"invalid user name {name!r}: use 1 to 64 letters, digits, '.', '_' or '-',"
+                " starting with a letter or digit"
+            )
+        user = User(id=name, name=name, created_at=_now())
+        with self._write() as db:
+            if db.execute("SELECT 1 FROM users WHERE id = ?", (name,)).fetchone():
+                raise StoreError(f"user {name!r} already exists")
+            db.execute(
+                "INSERT INTO users (id, name, created_at) VALUES (?, ?, ?)",
+                (user.id, user.name, user.created_at),
+            )
+            key = _insert_key(db, user.id)
+        return user, key
+
+    def new_key(self, name: str) -> str:
+        with self._write() as db:
+            if not db.execute("SELECT 1 FROM users WHERE id = ?", (name,)).fetchone():
+                raise NotFound(f"no user {name!r}")
+            return _insert_key(db, name)
+
+    def list_users(self) -> list[User]:
+        with self._read() as db:
+            rows = db.execute("SELECT id, name, created_at FROM users ORDER BY created_at, id")
+            return [User(*row) for row in rows]
+
+    def authenticate(self, key: str) -> User:
+        match = _KEY.fullmatch(key)
+        if match is None:
+            raise AuthError("malformed API key")
+        key_id, secret = match.groups()
+        with self._read() as db:
+            row = db.execute(
+                "SELECT k.secret_sha256, u.id, u.name, u.created_at FROM api_keys k"
+                " JOIN users u ON u.id = k.user_id WHERE k.key_id = ?",
+                (key_id,),
+            ).fetchone()
+        stored = row[0] if row else ""
+        if not hmac.compare_digest(_sha256(secret), stored):
+            raise AuthError("unknown API key")
+        return User(*row[1:])
+
+    # -- conversations -------------------------------------------------------
+
+    def create_conversation(self, owner: str, title: str) -> Conversation:
+        now = _now()
+        conversation = Conversation(uuid.uuid4().hex[:16], title, now, now, ())
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO conversations (id, owner, title, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (conversation.id, owner, title, now, now),
+            )
+        return conversation
+
+    def list_conversations(self, owner: str) -> list[ConversationSummary]:
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT c.id, c.title, c.created_at, c.updated_at,"
+                " (SELECT COUNT(*) FROM turns t WHERE t.conversation_key = c.key)"
+                " FROM conversations c WHERE c.owner = ? ORDER BY c.updated_at DESC, c.key DESC",
+                (owner,),
+            )
+            return [ConversationSummary(*row) for row in rows]
+
+    def get_conversation(self, owner: str, conversation_id: str) -> Conversation:
+        with self._read() as db:
+            key = _conversation_key(db, owner, conversation_id)
+            title, created_at, updated_at = db.execute(
+                "SELECT title, created_at, updated_at FROM conversations WHERE key = ?", (key,)
+            ).fetchone()
+            turns = tuple(
+                Turn(question, answer, tuple(json.loads(citations)), outcome, created)
+                for question, answer, citations, outcome, created in db.execute(
+                    "SELECT question, answer, citations, outcome, created_at FROM turns"
+                    " WHERE conversation_key = ? ORDER BY key",
+                    (key,),
+                )
+            )
+        return Conversation(conversation_id, title, created_at, updated_at, turns)
+
+    def delete_conversation(self, owner: str, conversation_id: str) -> None:
+        with self._write() as db:
+            key = _conversation_key(db, owner, conversation_id)
+            db.execute("DELETE FROM conversations WHERE key = ?", (key,))
+
+    def add_turn(self, owner: str, conversation_id: str, turn: Turn) -> None:
+        now = turn.created_at or _now()
+        with self._write() as db:
+            key = _conversation_key(db, owner, conversation_id)
+            db.execute(
+                "INSERT INTO turns (conversation_key, question, answer, citations, outcome,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    turn.question,
+                    turn.answer,
+                    json.dumps(list(turn.citations), ensure_ascii=False),
+                    turn.outcome,
+                    now,
+                ),
+            )
+            db.execute("UPDATE conversations SET updated_at = ? WHERE key = ?", (now, key))
+
+    # -- upload jobs ---------------------------------------------------------
+
+    def create_job(self, owner: str, files: Sequence[str]) -> UploadJob:
+        now = _now()
+        job = UploadJob(
+            uuid.uuid4().hex[:16], owner, "queued", tuple(files), created_at=now, updated_at=now
+        )
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO upload_jobs (id, owner, status, files, done, documents, skipped,"
+                " error, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (job.id, owner, *_job_progress(job), now, now),
+            )
+        return job
+
+    def get_job(self, owner: str, job_id: str) -> UploadJob:
+        with self._read() as db:
+            row = db.execute(
+                "SELECT id, owner, status, files, done, documents, skipped, error, created_at,"
+                " updated_at FROM upload_jobs WHERE owner = ? AND id = ?",
+                (owner, job_id),
+            ).fetchone()
+        if row is None:
+            raise NotFound(f"no upload job {job_id!r}")
+        job_id, owner, status, files, done, documents, skipped, error, created, updated = row
+        return UploadJob(
+            job_id,
+            owner,
+            status,
+            tuple(json.loads(files)),
+            done,
+            tuple(IngestedFile(**d) for d in json.loads(documents)),
+            tuple(SkippedFile(**s) for s in json.loads(skipped)),
+            error,
+            created,
+            updated,
+        )
+
+    def save_job(self, job: UploadJob) -> None:
+        with self._write() as db:
+            db.execute(
+                "UPDATE upload_jobs SET status = ?, files = ?, done = ?, documents = ?,"
+                " skipped = ?, error = ?, updated_at = ? WHERE id = ? AND owner = ?",
+                (*_job_progress(job), _now(), job.id, job.owner),
+            )
+
+    def fail_unfinished_jobs(self, error: str) -> int:
+        with self._write() as db:
+            cursor = db.execute(
+                "UPDATE upload_jobs SET status = 'failed', error = ?, updated_at = ?"
+                " WHERE status IN ('queued', 'running')",
+                (error, _now()),
+            )
+            return cursor.rowcount
+
+    # -- internals -----------------------------------------------------------
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock, _sqlite_errors():
+            self._db.execute("BEGIN")
+            try:
+                yield self._db
+            finally:
+                self._db.execute("COMMIT")
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock, _sqlite_errors():
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+
+@contextmanager
+def _sqlite_errors() -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise StoreError(f"database error: {exc}") from exc
+
+
+def _insert_key(db: sqlite3.Connection, user_id: str) -> str:
+    key_id, secret = secrets.token_hex(6), secrets.token_urlsafe(32)
+    db.execute(
+        "INSERT INTO api_keys (key_id, user_id, secret_sha256, created_at) VALUES (?, ?, ?, ?)",
+        (key_id, user_id, _sha256(secret), _now()),
+    )
+    return f"dc_{key_id}_{secret}"
+
+
+def _conversation_key(db: sqlite3.Connection, owner: str, conversation_id: str) -> int:
+    row = db.execute(
+        "SELECT key FROM conversations WHERE owner = ? AND id = ?", (owner, conversation_id)
+    ).fetchone()
+    if row is None:
+        raise NotFound(f"no conversation {conversation_id!r}")
+    return int(row[0])
+
+
+def _job_progress(job: UploadJob) -> tuple[Any, ...]:
+    """The job's columns that change as it runs, in table order from ``status``."""
+    return (
+        job.status,
+        json.dumps(job.files, ensure_ascii=False),
+        job.done,
+        json.dumps([asdict(d) for d in job.documents], ensure_ascii=False),
+        json.dumps([asdict(s) for s in job.skipped], ensure_ascii=False),
+        job.error,
+    )
+
+
+def _sha256(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+__all__ = [
+    "Accounts",
+    "Conversation",
+    "ConversationSummary",
+    "JobStatus",
+    "SQLiteAccounts",
+    "Turn",
+    "UploadJob",
+    "User",
+    "open_accounts",
+]
