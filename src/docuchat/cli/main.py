@@ -16,6 +16,7 @@ def cli() -> None:
 def _register() -> None:
     from docuchat.cli.ask_cmd import ask_command
     from docuchat.cli.docs_cmd import docs
+    from docuchat.cli.eval_cmd import eval_group
     from docuchat.cli.ingest_cmd import ingest_command
     from docuchat.cli.search_cmd import search_command
     from docuchat.cli.serve_cmd import serve_command
@@ -29,6 +30,7 @@ def _register() -> None:
     cli.add_command(ask_command)
     cli.add_command(serve_command)
     cli.add_command(users)
+    cli.add_command(eval_group)
 
 
 _register()

@@ -1,0 +1,144 @@
+"""``docuchat eval``: measure docuchat on labelled data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from docuchat.config import Settings
+from docuchat.embeddings import get_embedder
+from docuchat.errors import DocuchatError
+from docuchat.evals.beir import DEFAULT_METRICS
+from docuchat.evals.retrieval import RetrievalReport, evaluate_retrieval
+
+
+@click.group("eval")
+def eval_group() -> None:
+    """Measure retrieval and answers on your own labelled data."""
+
+
+@eval_group.command("retrieval")
+@click.option(
+    "--beir",
+    "directory",
+    required=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="A BEIR-format folder: corpus.jsonl, queries.jsonl and qrels/<split>.tsv.",
+)
+@click.option(
+    "--embedder",
+    "embedder_spec",
+    default=None,
+    metavar="SPEC",
+    help="minilm-onnx, minilm, openai:<model>, hash[:<dim>], none or auto"
+    " (default: DOCUCHAT_EMBEDDER or auto).",
+)
+@click.option(
+    "--k",
+    "cutoffs",
+    multiple=True,
+    type=click.IntRange(1, 1000),
+    help="Report nDCG, recall and MRR at this cut-off; repeat for several"
+    " (default: nDCG@10, recall@10, recall@100, MRR@10).",
+)
+@click.option("--split", default="test", show_default=True, help="Which qrels file to score.")
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where indexes of evaluated collections are kept (default: DOCUCHAT_HOME/eval).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the scores as one JSON object.")
+def retrieval_command(
+    directory: Path,
+    embedder_spec: str | None,
+    cutoffs: tuple[int, ...],
+    split: str,
+    cache_dir: Path | None,
+    as_json: bool,
+) -> None:
+    """Score BM25, dense and hybrid search on a labelled collection, side by side.
+
+    The collection is indexed and embedded once; later runs on the same corpus
+    reuse that index and its vectors.
+    """
+    settings = Settings()
+    metrics = _metric_names(cutoffs) if cutoffs else DEFAULT_METRICS
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    stderr = Console(stderr=True)
+    try:
+        embedder = get_embedder(embedder_spec or settings.embedder)
+        with Progress(
+            *columns, TimeRemainingColumn(), console=stderr, disable=as_json, transient=True
+        ) as bar:
+            task = bar.add_task("loading", total=None)
+            report = evaluate_retrieval(
+                directory,
+                embedder=embedder,
+                cache_root=cache_dir or settings.home / "eval",
+                metrics=metrics,
+                split=split,
+                progress=lambda done, total, what: bar.update(
+                    task, completed=done, total=total, description=what
+                ),
+            )
+    except DocuchatError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        stderr.print(_index_line(report), highlight=False)
+        click.echo(json.dumps(report.to_dict()))
+    else:
+        console = Console(soft_wrap=True)
+        console.print(_index_line(report), highlight=False)
+        console.print(_table(report, metrics))
+
+
+def _metric_names(cutoffs: tuple[int, ...]) -> tuple[str, ...]:
+    return tuple(
+        f"{metric}@{k}" for k in sorted(set(cutoffs)) for metric in ("ndcg", "recall", "mrr")
+    )
+
+
+def _index_line(report: RetrievalReport) -> str:
+    index = report.index
+    about = (
+        f"{index.documents} documents ({index.chunks} chunks), {report.queries} queries,"
+        f" embedder {report.embedder or 'none'}"
+    )
+    where = escape(str(report.index_path))
+    if index.reused:
+        return f"{about}\nreused the cached index and embeddings: {where}"
+    return (
+        f"{about}\nindexed {index.added} documents and embedded {index.embedded} texts;"
+        f" cached for the next run in {where}"
+    )
+
+
+def _table(report: RetrievalReport, metrics: tuple[str, ...]) -> Table:
+    """One row per metric and latency, one column per method; the best of each row in bold."""
+    measured = {method: r for method, r in report.results.items() if r is not None}
+    rows = [(name, {m: r.metrics[name] for m, r in measured.items()}, max) for name in metrics]
+    rows.append(("p50 ms", {m: r.latency_p50_ms for m, r in measured.items()}, min))
+    rows.append(("p95 ms", {m: r.latency_p95_ms for m, r in measured.items()}, min))
+    table = Table()
+    table.add_column("")
+    for method in report.results:
+        table.add_column(method, justify="right")
+    for label, values, best_of in rows:
+        best = best_of(values.values()) if values else None
+        digits = 4 if best_of is max else 2
+        table.add_row(label, *(_cell(values.get(m), best, digits) for m in report.results))
+    return table
+
+
+def _cell(value: float | None, best: float | None, digits: int) -> str:
+    if value is None:
+        return "-"
+    text = f"{value:.{digits}f}"
+    return f"[bold]{text}[/bold]" if value == best else text
