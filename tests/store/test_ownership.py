@@ -114,3 +114,13 @@ def test_same_file_for_two_owners_is_two_documents(store: SQLiteStore) -> None:
     assert [c.id for c in store.get_chunks("bob", [c.id for c in doc.chunks])] == [
         c.id for c in doc.chunks
     ]
+
+
+def test_an_owner_finds_their_rows_below_many_better_ones_of_others(store: SQLiteStore) -> None:
+    for i in range(6):
+        make_doc(f"Glaciers, glaciers, glaciers: report {i}.").add(store, "bob")
+    mine = make_doc("One glacier among many other words about mountains and valleys.")
+    doc_id = mine.add(store, "ann").document.id
+
+    assert [h.doc_id for h in store.search_bm25("ann", "glaciers", k=1)] == [doc_id]
+    assert len(store.search_bm25("bob", "glaciers", k=3)) == 3

@@ -40,7 +40,7 @@ BM25_WEIGHTS = (1.0, 1.0)
 # Below this many vectors exact search is already fast; the IVF index is not built.
 APPROXIMATE_MIN_VECTORS = 50_000
 _LOAD_BATCH = 8192
-_OVERFETCH = 4
+_OVERFETCH = 2
 _HIGHLIGHT_OPEN, _HIGHLIGHT_CLOSE = "\x02", "\x03"
 _MARKED_RUN = re.compile(f"{_HIGHLIGHT_OPEN}([^{_HIGHLIGHT_CLOSE}]*){_HIGHLIGHT_CLOSE}")
 
@@ -195,16 +195,27 @@ class SQLiteStore:
             return []
         condition, params = _filter_sql(where)
         with self._read() as db:
-            if where is None and (hits := _bm25_overfetched(db, owner, expression, k)) is not None:
-                return hits
-            rows = db.execute(
-                "SELECT c.id, d.id, bm25(chunks_fts, ?, ?) AS score"
-                " FROM chunks_fts CROSS JOIN chunks c ON c.key = chunks_fts.rowid"
-                " JOIN documents d ON d.key = c.doc_key"
-                f" WHERE chunks_fts MATCH ? AND c.owner = ?{condition}"
-                " ORDER BY score LIMIT ?",
-                (*BM25_WEIGHTS, expression, owner, *params, k),
-            ).fetchall()
+            rows = []
+            if where is None:
+                # Rank the whole index, then keep the owner's rows among the best: this
+                # skips a join per matching row, which costs as much as BM25 itself, and
+                # is exact whenever the owner holds k of them (one owner holds most rows).
+                rows = db.execute(
+                    "SELECT c.id, d.id, f.score FROM (SELECT rowid, bm25(chunks_fts, ?, ?) AS score"
+                    " FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?) AS f"
+                    " CROSS JOIN chunks c ON c.key = f.rowid JOIN documents d ON d.key = c.doc_key"
+                    " WHERE c.owner = ? ORDER BY f.score LIMIT ?",
+                    (*BM25_WEIGHTS, expression, _OVERFETCH * k, owner, k),
+                ).fetchall()
+            if len(rows) < k:
+                rows = db.execute(
+                    "SELECT c.id, d.id, bm25(chunks_fts, ?, ?) AS score"
+                    " FROM chunks_fts CROSS JOIN chunks c ON c.key = chunks_fts.rowid"
+                    " JOIN documents d ON d.key = c.doc_key"
+                    f" WHERE chunks_fts MATCH ? AND c.owner = ?{condition}"
+                    " ORDER BY score LIMIT ?",
+                    (*BM25_WEIGHTS, expression, owner, *params, k),
+                ).fetchall()
         return [Hit(chunk_id, doc_id, -score) for chunk_id, doc_id, score in rows]
 
     def search_vectors(
@@ -561,32 +572,6 @@ def _load_vectors(db: sqlite3.Connection, owner: str, model: str, generation: in
         matrix[filled:end] = np.frombuffer(blob, dtype=np.float32).reshape(len(batch), -1)
         filled = end
     return _OwnerVectors(generation, chunk_keys, doc_keys, matrix)
-
-
-def _bm25_overfetched(
-    db: sqlite3.Connection, owner: str, expression: str, k: int
-) -> list[Hit] | None:
-    """Rank the whole index, then keep the owner's rows; None if too few of the top were theirs.
-
-    When one owner holds most of the index (the usual case) this skips a join
-    per matching row, which costs as much as BM25 itself.
-    """
-    ranked = db.execute(
-        "SELECT rowid, bm25(chunks_fts, ?, ?) AS score FROM chunks_fts WHERE chunks_fts MATCH ?"
-        " ORDER BY score LIMIT ?",
-        (*BM25_WEIGHTS, expression, _OVERFETCH * k),
-    ).fetchall()
-    ids = {
-        key: (chunk_id, doc_id)
-        for key, chunk_id, doc_id in db.execute(
-            "SELECT c.key, c.id, d.id FROM chunks c JOIN documents d ON d.key = c.doc_key"
-            " WHERE c.owner = ? AND c.key IN (SELECT value FROM json_each(?))",
-            (owner, json.dumps([key for key, _ in ranked])),
-        )
-    }
-    if len(ids) < k and len(ranked) == _OVERFETCH * k:
-        return None
-    return [Hit(*ids[key], -score) for key, score in ranked if key in ids][:k]
 
 
 def _filter_sql(where: DocumentFilter | None) -> tuple[str, list[Any]]:
