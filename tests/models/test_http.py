@@ -226,6 +226,7 @@ async def test_a_refused_connection_is_a_connection_error(sleeps: RecordedSleeps
         Reply(200, b"<html>proxy login</html>", {"content-type": "text/html"}),
         Reply.json({"object": "list", "data": []}),
         Reply.json({"choices": "none"}),
+        Reply(200, b"not gzip", {"content-type": "application/json", "content-encoding": "gzip"}),
     ],
 )
 async def test_a_success_we_cannot_understand_is_a_response_error_not_retried(

@@ -15,8 +15,8 @@ import email.utils
 import json
 import random
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from contextlib import aclosing, asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -104,7 +104,7 @@ def provider_message(response: httpx.Response) -> str:
     """
     try:
         body = response.json()
-    except (ValueError, UnicodeDecodeError):
+    except ValueError:
         body = None
     message = error_message(body) if isinstance(body, dict) else None
     if message is None:
@@ -223,7 +223,7 @@ class ProviderClient:
             response = await self._send_with_retries(client, path, payload, stream=False)
         try:
             return response.json()
-        except (ValueError, UnicodeDecodeError) as error:
+        except ValueError as error:
             raise ModelResponseError(
                 f"HTTP {response.status_code} answer is not JSON: {response.text[:200]!r}"
             ) from error
@@ -236,7 +236,8 @@ class ProviderClient:
         async with self._client() as client:
             response = await self._send_with_retries(client, path, payload, stream=True)
             try:
-                yield _guard_stream(iter_sse(response.aiter_lines()))
+                async with aclosing(_guard_stream(iter_sse(response.aiter_lines()))) as events:
+                    yield events
             finally:
                 await response.aclose()
 
@@ -270,14 +271,14 @@ class ProviderClient:
         )
         try:
             response = await client.send(request, stream=True)
-        except httpx.TransportError as error:
-            raise _connection_error(error) from error
+        except httpx.HTTPError as error:
+            raise _wire_error(error) from error
         if response.is_success and stream:
             return response
         try:
             await response.aread()
-        except httpx.TransportError as error:
-            raise _connection_error(error) from error
+        except httpx.HTTPError as error:
+            raise _wire_error(error) from error
         finally:
             await response.aclose()
         if not response.is_success:
@@ -289,18 +290,23 @@ class ProviderClient:
         return response
 
 
-def _connection_error(error: httpx.TransportError) -> ModelConnectionError:
-    kind = "timed out" if isinstance(error, httpx.TimeoutException) else "connection failed"
-    return ModelConnectionError(f"{kind}: {error!r}")
+def _wire_error(error: httpx.HTTPError) -> ModelError:
+    if isinstance(error, httpx.TimeoutException):
+        return ModelConnectionError(f"timed out: {error!r}")
+    if isinstance(error, httpx.TransportError):
+        return ModelConnectionError(f"connection failed: {error!r}")
+    return ModelResponseError(f"unreadable response: {error!r}")  # e.g. a corrupt gzip body
 
 
-async def _guard_stream(events: AsyncIterator[ServerSentEvent]) -> AsyncIterator[ServerSentEvent]:
-    """Turns a connection lost mid-stream into a ModelConnectionError."""
+async def _guard_stream(
+    events: AsyncIterator[ServerSentEvent],
+) -> AsyncGenerator[ServerSentEvent, None]:
+    """Turns httpx errors mid-stream (a lost connection...) into docuchat errors."""
     try:
         async for event in events:
             yield event
-    except httpx.TransportError as error:
-        raise _connection_error(error) from error
+    except httpx.HTTPError as error:
+        raise _wire_error(error) from error
 
 
 __all__ = [
