@@ -112,10 +112,12 @@ def test_empty_pages_count_but_hold_no_blocks() -> None:
     assert [block.page for block in doc.blocks] == [1, 2, 3, 6]
 
 
-def test_title_comes_from_metadata_else_the_file_name() -> None:
+def test_title_comes_from_metadata_else_the_opening_heading_else_the_file_name() -> None:
     assert _real("google-doc-document.pdf").title == "PDF Example Document"
-    assert _real("inline-image.pdf").title == "inline-image"  # its metadata title is "untitled"
-    assert _real("pdflatex-4-pages.pdf").title == "pdflatex-4-pages"
+    assert _real("crazyones-pdfa.pdf").title == "The Crazy Ones"
+    assert _real("multicolumn.pdf").title == "Two-Column Document with Lorem Ipsum"
+    assert _real("inline-image.pdf").title == "inline-image"  # metadata "untitled", text "Test"
+    assert _real("pdflatex-4-pages.pdf").title == "pdflatex-4-pages"  # opens with a paragraph
 
 
 def test_metadata_keeps_the_producer() -> None:

@@ -7,6 +7,8 @@ apart. Text is NFKC-normalised so that ligatures ("ﬁ") and presentation forms
 become the letters people search for. A page's lines are joined into
 paragraphs: a line clearly shorter than a full line of the page ends one,
 and stands alone if it does not end like a sentence (a heading, a label).
+The title is the metadata title, else such a heading opening the document
+(of more than one word: single words are mostly labels), else the file name.
 """
 
 from __future__ import annotations
@@ -47,11 +49,14 @@ def parse(data: bytes, stem: str) -> ParsedDocument:
     with _PDFIUM_LOCK:
         pages, info = _extract(data)
     builder = DocumentBuilder()
+    first_heading = None
     for number, page_text in enumerate(pages, start=1):
-        for paragraph in _paragraphs(page_text):
+        for paragraph, is_heading in _paragraphs(page_text):
+            if builder.is_empty and is_heading and len(paragraph.split()) > 1:
+                first_heading = paragraph  # a title line opens the document
             builder.add(paragraph, number)
     return builder.build(
-        title=pick_title(info.get("Title"), fallback=stem),
+        title=pick_title(info.get("Title"), first_heading, fallback=stem),
         page_count=len(pages),
         media_type=MEDIA_TYPE,
         metadata={
@@ -75,9 +80,8 @@ def _extract(data: bytes) -> tuple[list[str], dict[str, str]]:
             ) from exc
         raise CorruptDocument(f"the PDF is damaged and cannot be read ({exc})") from exc
     try:
-        return [_page_text(document, index) for index in range(len(document))], dict(
-            document.get_metadata_dict()
-        )
+        pages = [_page_text(document, index) for index in range(len(document))]
+        return pages, dict(document.get_metadata_dict())
     except pdfium.PdfiumError as exc:
         raise CorruptDocument(f"the PDF is damaged and cannot be read ({exc})") from exc
     finally:
@@ -96,7 +100,8 @@ def _page_text(document: pdfium.PdfDocument, index: int) -> str:
         page.close()
 
 
-def _paragraphs(page_text: str) -> Iterator[str]:
+def _paragraphs(page_text: str) -> Iterator[tuple[str, bool]]:
+    """``(paragraph, is_heading)`` in reading order; blank paragraphs included."""
     text = _JOINED_HYPHEN.sub("", unicodedata.normalize("NFKC", page_text))
     lines = [line.strip() for line in _LINE_BREAK.split(text)]
     short = _SHORT_LINE * _full_line_length(lines)
@@ -104,14 +109,14 @@ def _paragraphs(page_text: str) -> Iterator[str]:
     for line in lines:
         if len(line) >= short:
             paragraph.append(line)
-            continue
-        if not line.endswith(_CLAUSE_ENDS):  # a heading, a label, a page number: on its own
-            yield " ".join(paragraph)
+        elif line.endswith(_CLAUSE_ENDS):  # the last line of a paragraph
+            yield " ".join([*paragraph, line]), False
             paragraph = []
-        paragraph.append(line)
-        yield " ".join(paragraph)
-        paragraph = []
-    yield " ".join(paragraph)
+        else:  # a heading, a label, a page number: on its own
+            yield " ".join(paragraph), False
+            yield line, True
+            paragraph = []
+    yield " ".join(paragraph), False
 
 
 def _full_line_length(lines: list[str]) -> int:
