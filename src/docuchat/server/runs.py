@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-from starlette.requests import Request
+from fastapi import HTTPException, Request
 
 from docuchat.agent import Cancellation, Event
 from docuchat.errors import NotFound
@@ -61,13 +61,13 @@ class ActiveRun:
                 self.cancel.cancel("client disconnected")
 
     async def answer(self) -> Answer:
-        """Wait for the answer (``RuntimeError`` if the run crashed)."""
+        """Wait for the answer; a crashed run is an HTTP 500 with its message."""
         async for item in self.items():
             if isinstance(item, AnswerReady):
                 return item.answer
             if isinstance(item, RunCrashed):
-                raise RuntimeError(item.message)
-        raise RuntimeError("the run ended without an answer")
+                raise HTTPException(500, f"the run failed: {item.message}")
+        raise HTTPException(500, "the run ended without an answer")
 
 
 class RunRegistry:

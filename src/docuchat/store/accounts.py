@@ -388,7 +388,7 @@ def _sha256(secret: str) -> str:
 
 
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 __all__ = [
