@@ -69,6 +69,12 @@ def test_syntax_marks_are_stripped_and_structure_kept(
     assert_well_formed(doc)
 
 
+def test_windows_line_endings_are_understood() -> None:
+    doc = parse_bytes(NOTE.replace("\n", "\r\n").encode(), "onboarding.md")
+    assert doc.title == "Onboarding checklist"
+    assert doc.text == parse_bytes(NOTE.encode(), "onboarding.md").text
+
+
 def test_title_falls_back_to_the_first_heading_then_the_file_name() -> None:
     assert parse_bytes(b"Intro text.\n\n## Benefits\n\nDental.", "b.md").title == "Benefits"
     assert parse_bytes(b"Just text.", "notes.markdown").title == "notes"

@@ -2,7 +2,8 @@
 
 Block-level elements (paragraphs, headings, list items, table rows, ...) become
 blocks; inline whitespace is collapsed as a browser would, ``<br>`` keeps its
-line break, ``<pre>`` keeps its layout and table cells are joined with `` | ``.
+line break, ``<pre>`` keeps its layout, table cells are joined with `` | `` and
+images stand for their ``alt`` text.
 The tree is walked iteratively, so deeply nested pages cannot exhaust the stack.
 """
 
@@ -38,31 +39,42 @@ _XML_DECLARATION = re.compile(r"\A\s*<\?xml[^>]*\?>")
 _WHITESPACE = re.compile(r"\s+")
 _SPACES = re.compile(r" {2,}")
 _SPACES_AROUND_BREAK = re.compile(r" *\n *")
+_FIRST_HEADING = "(//h1|//h2|//h3|//h4|//h5|//h6)[1]"
 
 
 def parse(data: bytes, stem: str) -> ParsedDocument:
     declared = _CHARSET.search(data[:4096])
     text, encoding = decode_text(data, declared=declared[1].decode() if declared else None)
     # lxml refuses str input that carries its own encoding declaration.
-    text = _XML_DECLARATION.sub("", text)
+    return document_from_markup(
+        _XML_DECLARATION.sub("", text), stem=stem, media_type=MEDIA_TYPE, encoding=encoding
+    )
+
+
+def document_from_markup(
+    markup: str, *, stem: str, media_type: str, encoding: str, title: str | None = None
+) -> ParsedDocument:
+    """Lay out HTML as a one-page document. Title: ``title``, else ``<title>``, else the
+    first heading, else ``stem``."""
     try:
-        root = lxml.html.document_fromstring(text)
+        root = lxml.html.document_fromstring(markup)
     except etree.ParserError as exc:  # "Document is empty"
-        raise EmptyDocument("the HTML page contains no text") from exc
+        raise EmptyDocument("the document contains no text") from exc
     builder = DocumentBuilder()
     for block in visible_blocks(root):
         builder.add(block, 1)
-    heading = root.find(".//h1")
+    headings = root.xpath(_FIRST_HEADING)
     return builder.build(
         title=pick_title(
+            title,
             root.findtext(".//title"),
-            heading.text_content() if heading is not None else None,
+            headings[0].text_content() if headings else None,
             fallback=stem,
         ),
         page_count=1,
-        media_type=MEDIA_TYPE,
+        media_type=media_type,
         metadata={"encoding": encoding},
-        empty_reason="the HTML page contains no visible text",
+        empty_reason="the document contains no visible text",
     )
 
 
@@ -85,6 +97,8 @@ def visible_blocks(root: lxml.html.HtmlElement) -> Iterator[str]:
                 continue
             if tag in _CELLS and any(part.strip() for part in line):
                 line.append(" | ")
+            if tag == "img":
+                line.append(_WHITESPACE.sub(" ", element.get("alt", "")))
             line.append(_WHITESPACE.sub(" ", element.text or ""))
         else:
             if tag in _BLOCKS:
