@@ -244,8 +244,8 @@ class _PartialToolCall:
     name: str = ""
     arguments: list[str] = field(default_factory=list)
 
-    def is_followed_by_another(self, call_id: str, name: str) -> bool:
-        """Whether a fragment at this call's index (or without any) starts a new call.
+    def ends_before(self, call_id: str, name: str) -> bool:
+        """Whether a fragment at this call's index (or without one) starts another call.
 
         Some vendors send every call whole at index 0, or with no index, or
         without ids: a different id, or a name once this call's arguments are
@@ -303,7 +303,7 @@ class _StreamAssembler:
         name, call_id = function.get("name") or "", fragment.get("id") or ""
         index = fragment.get("index")
         call = self._calls_by_index.get(index) if index is not None else self._last_call()
-        if call is None or call.is_followed_by_another(call_id, name):
+        if call is None or call.ends_before(call_id, name):
             call = _PartialToolCall()
             self._calls.append(call)
             if index is not None:
