@@ -193,9 +193,9 @@ async def test_connections_that_keep_dropping_raise_a_connection_error(
 
 async def test_a_timeout_is_retried(server: ScriptedServer, sleeps: RecordedSleeps) -> None:
     model = OpenAIChatModel(
-        "m", base_url=server.url, timeout=0.2, retry=RetryPolicy(sleep=sleeps, max_retries=1)
+        "m", base_url=server.url, timeout=0.5, retry=RetryPolicy(sleep=sleeps, max_retries=1)
     )
-    late = dataclasses.replace(Reply.json(completion("late")), delay=0.6)
+    late = dataclasses.replace(Reply.json(completion("late")), delay=1.2)
     server.queue(late, Reply.json(completion("on time")))
     assert (await model.complete(REQUEST)).text == "on time"
     assert len(sleeps.waits) == 1
