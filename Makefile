@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 
 ## The main job: ingest the bundled sample documents and answer a question offline.
 demo: $(STAMP)
-	DOCUCHAT_HOME=$(DEMO) $(BIN)/docuchat ingest samples
+	DOCUCHAT_HOME=$(DEMO) $(BIN)/docuchat ingest samples/documents
 	DOCUCHAT_HOME=$(DEMO) $(BIN)/docuchat ask "$(QUESTION)"
 
 ## The full suite: format, lint, types, tests. CI runs exactly this (.ci/run).

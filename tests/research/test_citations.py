@@ -82,3 +82,12 @@ def test_verify_never_raises_and_keeps_sentence_text(answer: str) -> None:
     assert all(c.n == 1 for c in result.citations)
     for start, end in sentence_spans(answer):
         assert answer[start:end].strip() == answer[start:end]
+
+
+def test_a_blank_line_ends_a_sentence_so_headings_stand_alone() -> None:
+    text = "3. Annual leave\n\nFull-time employees get 27 days. Part-time staff pro rata"
+    assert [text[s:e] for s, e in sentence_spans(text)] == [
+        "3. Annual leave",
+        "Full-time employees get 27 days.",
+        "Part-time staff pro rata",
+    ]

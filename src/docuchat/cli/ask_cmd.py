@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -13,14 +14,21 @@ from docuchat.cli.live import LiveSteps, print_answer
 from docuchat.cli.research_options import build_agent, research_options
 from docuchat.cli.store_options import open_cli_store, store_options
 from docuchat.errors import DocuchatError
+from docuchat.models.base import Message
 from docuchat.research import Answer, AnswerReady, ResearchAgent
 
 
 async def run_question(
-    agent: ResearchAgent, question: str, live: LiveSteps | None, **kwargs: object
+    agent: ResearchAgent,
+    question: str,
+    live: LiveSteps | None,
+    *,
+    history: Sequence[Message] = (),
+    trace: Path | None = None,
 ) -> Answer:
+    """Run one question, showing each step on ``live`` as it happens."""
     answer: Answer | None = None
-    async for item in agent.stream(question, **kwargs):  # type: ignore[arg-type]
+    async for item in agent.stream(question, history=history, trace=trace):
         if isinstance(item, AnswerReady):
             answer = item.answer
         elif live is not None:

@@ -15,6 +15,7 @@ def cli() -> None:
 
 def _register() -> None:
     from docuchat.cli.ask_cmd import ask_command
+    from docuchat.cli.chat_cmd import chat_command
     from docuchat.cli.docs_cmd import docs
     from docuchat.cli.eval_cmd import eval_group
     from docuchat.cli.ingest_cmd import ingest_command
@@ -28,6 +29,7 @@ def _register() -> None:
     cli.add_command(docs)
     cli.add_command(search_command)
     cli.add_command(ask_command)
+    cli.add_command(chat_command)
     cli.add_command(serve_command)
     cli.add_command(users)
     cli.add_command(eval_group)

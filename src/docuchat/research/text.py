@@ -8,6 +8,7 @@ from collections.abc import Iterator
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 # A sentence ends at . ! ? (plus closing quotes/brackets and citation markers) followed by space.
 _SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*(?:\s*\[\d+(?:\s*,\s*\d+)*\])*(?=\s|$)")
+_PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n\s*")
 _ABBREVIATIONS = frozenset(
     "mr mrs ms dr prof st sr jr vs etc e.g i.e fig no vol pp approx inc ltd co jan feb mar "
     "apr jun jul aug sep sept oct nov dec u.s a.d b.c".split()
@@ -51,17 +52,27 @@ def content_terms(text: str) -> list[str]:
 
 
 def sentence_spans(text: str) -> Iterator[tuple[int, int]]:
-    """(start, end) of each sentence, trimmed of surrounding whitespace."""
-    start = 0
-    for match in _SENTENCE_END.finditer(text):
+    """(start, end) of each sentence, trimmed of surrounding whitespace.
+
+    A blank line always ends a sentence (headings and list items stand alone).
+    """
+    position = 0
+    for brk in [*_PARAGRAPH_BREAK.finditer(text), None]:
+        end = brk.start() if brk else len(text)
+        yield from _sentences(text, position, end)
+        position = brk.end() if brk else end
+
+
+def _sentences(text: str, start: int, stop: int) -> Iterator[tuple[int, int]]:
+    for match in _SENTENCE_END.finditer(text, start, stop):
         end = match.end()
         before = text[start : match.start()].split()
-        last = before[-1].lower().rstrip(".") if before else ""
-        if match.group(0).startswith(".") and (last in _ABBREVIATIONS or len(last) == 1):
+        last = before[-1].lower().rstrip(".").lstrip("\"'“‘(") if before else ""
+        if match.group(0).startswith(".") and (last in _ABBREVIATIONS or len(last) <= 1):
             continue
         yield from _trimmed(text, start, end)
         start = end
-    yield from _trimmed(text, start, len(text))
+    yield from _trimmed(text, start, stop)
 
 
 def _trimmed(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
