@@ -11,6 +11,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 Migration = Callable[[sqlite3.Connection], None]
+
+# How the full-text index splits and stems words (m002); highlighting must use the same.
+TOKENIZER = "porter unicode61 remove_diacritics 2"
 MIGRATIONS: list[Migration] = []
 
 
@@ -105,7 +108,7 @@ def m002_full_text_search(db: sqlite3.Connection) -> None:
     )
     db.execute(
         "CREATE VIRTUAL TABLE chunks_fts USING fts5(title, text, content='chunks_fts_content',"
-        " content_rowid='key', tokenize='porter unicode61 remove_diacritics 2')"
+        f" content_rowid='key', tokenize='{TOKENIZER}')"
     )
 
 
