@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import functools
 import json
 import random
+import ssl
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextlib import aclosing, asynccontextmanager, contextmanager
@@ -246,7 +248,7 @@ class ProviderClient:
         if self._http_client is not None:
             yield self._http_client
         else:
-            async with httpx.AsyncClient() as client:
+            async with httpx.AsyncClient(verify=_tls_context()) as client:
                 yield client
 
     async def _send_with_retries(
@@ -288,6 +290,12 @@ class ProviderClient:
                 retry_after=retry_after_seconds(response.headers),
             )
         return response
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    # Loading the CA bundle takes tens of milliseconds: once per process, not once per call.
+    return httpx.create_ssl_context()
 
 
 def _wire_error(error: httpx.HTTPError) -> ModelError:
