@@ -121,6 +121,14 @@ function closeSidebar() {
 $("menu-toggle").addEventListener("click", () => {
   const open = document.body.classList.toggle("sidebar-open");
   $("menu-toggle").setAttribute("aria-expanded", String(open));
+  if (open) $("new-conversation").focus();
+});
+$("scrim").addEventListener("click", closeSidebar);
+$("sidebar").addEventListener("keydown", (e) => {
+  if (e.key === "Escape" && document.body.classList.contains("sidebar-open")) {
+    closeSidebar();
+    $("menu-toggle").focus();
+  }
 });
 
 // -- signing in and out --------------------------------------------------------------------------

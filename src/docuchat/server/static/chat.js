@@ -1,6 +1,6 @@
 // The conversation: questions, live tool steps, streamed answers with citations, cancel.
 import { renderAnswer, renderSources } from "./answer.js";
-import { h, plural } from "./dom.js";
+import { formatDuration, h, plural } from "./dom.js";
 import { StepList } from "./steps.js";
 
 const OUTCOME_WORDS = {
@@ -78,17 +78,29 @@ class Turn {
   }
 
   step(event) {
+    this.keepNote();
     this.steps.update(event);
-    if (!this.text) this.working(event.tool_status === "running" ? "Working…" : "Thinking…");
+    this.working(event.tool_status === "running" ? "Working…" : "Thinking…");
   }
 
-  delta(text) {
+  /** Model text streams here; text of a model call that went on to use tools was a note. */
+  delta(event) {
+    if (event.model_call !== this.modelCall) this.keepNote();
+    this.modelCall = event.model_call;
     if (!this.text) {
-      this.working("Writing the answer…");
+      this.working("Writing…");
       this.answer.classList.add("is-streaming");
     }
-    this.text += text;
+    this.text += event.text;
     this.answer.textContent = this.text;
+  }
+
+  keepNote() {
+    if (!this.text.trim()) return;
+    this.steps.note(this.text.trim());
+    this.text = "";
+    this.answer.replaceChildren();
+    this.answer.classList.remove("is-streaming");
   }
 
   /** The final event: the verified answer replaces the streamed text. */
@@ -96,9 +108,8 @@ class Turn {
     this.el.classList.remove("is-running");
     this.answer.classList.remove("is-streaming");
     this.render(result);
-    const seconds = ((performance.now() - this.started) / 1000).toFixed(1);
     const parts = [
-      `Worked for ${seconds} s`,
+      `Worked for ${formatDuration(performance.now() - this.started)}`,
       this.steps.size ? plural(this.steps.size, "step") : null,
       result.citations.length
         ? `${result.verified_citations ?? result.citations.filter((c) => c.verified).length} of `
@@ -244,7 +255,7 @@ export class Chat {
     switch (event.type) {
       case "run":
         run.id = event.run_id;
-        if (event.conversation_id !== this.conversationId) {
+        if (event.conversation_id && event.conversation_id !== this.conversationId) {
           this.conversationId = event.conversation_id;
           this.onConversation(event.conversation_id);
         }
@@ -253,11 +264,11 @@ export class Chat {
         run.turn.step(event);
         break;
       case "answer_delta":
-        run.turn.delta(event.text);
+        run.turn.delta(event);
         break;
       case "final":
         run.turn.final(event);
-        this.onConversation(event.conversation_id);
+        if (event.conversation_id) this.onConversation(event.conversation_id);
         break;
       case "error":
         run.turn.failed(event.detail || event.message || "The run failed.");

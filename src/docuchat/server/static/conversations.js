@@ -41,7 +41,8 @@ export class ConversationList {
           onclick: () => this.onOpen(conversation.id) },
         h("span", { class: "conversation-title" }, title),
         h("span", { class: "conversation-meta" },
-          `${plural(conversation.turns, "question")} · ${formatWhen(conversation.updated_at)}`),
+          `${conversation.turns ? plural(conversation.turns, "question") : "In progress"} · `
+          + formatWhen(conversation.updated_at)),
       ),
       h("button", { type: "button", class: "icon-btn conversation-delete", title: "Delete",
         "aria-label": `Delete conversation “${title}”`, onclick: () => this.remove(conversation, title) },

@@ -28,6 +28,7 @@ class UploadRow {
     this.state = h("span", { class: "upload-state" }, "Starting…");
     this.bar = h("progress", { max: 100, value: 0, "aria-label": `Progress of ${names}` });
     this.results = h("ul", { class: "upload-results" });
+    this.problem = h("p", { class: "upload-problem", role: "alert" });
     this.el = h(
       "li",
       { class: "upload", "data-phase": "uploading" },
@@ -37,6 +38,7 @@ class UploadRow {
         h("span", { class: "upload-size" }, size),
         this.state),
       this.bar,
+      this.problem,
       this.results,
     );
   }
@@ -52,10 +54,11 @@ class UploadRow {
     const added = job.documents.length;
     const skipped = job.skipped.length;
     const failed = job.status === "failed";
-    const summary = failed
-      ? `Failed: ${job.error || "ingestion stopped"}`
-      : [plural(added, "document") + " ready", skipped ? `${skipped} skipped` : ""].filter(Boolean).join(", ");
-    this.phase(failed ? "failed" : "done", summary, 100);
+    if (failed) this.fail(job.error || "The ingestion stopped.");
+    else {
+      const summary = [`${plural(added, "document")} ready`, skipped ? `${skipped} skipped` : ""];
+      this.phase("done", summary.filter(Boolean).join(", "), 100);
+    }
     this.results.replaceChildren(
       ...job.documents.map((d) =>
         h("li", { class: "result-ok" }, icon(ICONS.check),
@@ -70,7 +73,8 @@ class UploadRow {
   }
 
   fail(message) {
-    this.phase("failed", message, 100);
+    this.phase("failed", "Failed", 100);
+    this.problem.textContent = message;
   }
 }
 

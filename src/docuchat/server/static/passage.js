@@ -55,7 +55,8 @@ export class PassagePanel {
   }
 
   show(citation, passage) {
-    const [before, cited, after] = splitAtSpan(passage, citation.span || [0, 0], citation.quote);
+    let [before, cited, after] = splitAtSpan(passage, citation.span || [0, 0], citation.quote);
+    if (!citation.verified && !before && !after) [before, cited] = [cited, ""]; // no sentence matched
     const pages = passage.page_end && passage.page_end !== passage.page
       ? `Pages ${passage.page}–${passage.page_end}`
       : `Page ${passage.page}`;
@@ -77,7 +78,10 @@ export class PassagePanel {
       ),
     ];
     this.body.replaceChildren(...parts.filter(Boolean));
-    this.body.querySelector("mark")?.scrollIntoView({ block: "center" });
+    const mark = this.body.querySelector("mark");
+    if (mark && mark.getBoundingClientRect().top > this.body.getBoundingClientRect().bottom - 48) {
+      mark.scrollIntoView({ block: "center" });
+    }
   }
 
   close() {

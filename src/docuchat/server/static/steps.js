@@ -1,6 +1,6 @@
 // Tool steps as they happen, Cursor-style: the tool, a spinner, then a check or a cross and
 // what came back; each step opens to show its full input and output.
-import { h, icon, ICONS } from "./dom.js";
+import { formatDuration, h, icon, ICONS } from "./dom.js";
 
 const ACTION_ICONS = {
   searching: ICONS.search,
@@ -27,11 +27,6 @@ function statusMark(status) {
   return icon(status === "error" ? ICONS.cross : ICONS.check, "icon status-icon");
 }
 
-function formatDuration(ms) {
-  if (ms === null || ms === undefined) return "";
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
-}
-
 export class StepList {
   constructor() {
     this.el = h("ol", { class: "steps", "aria-live": "polite", "aria-label": "Steps" });
@@ -53,6 +48,11 @@ export class StepList {
     // The finishing event may leave out what the starting one said.
     item.step = { ...item.step, ...Object.fromEntries(Object.entries(event).filter(([, v]) => v != null)) };
     this.fill(item);
+  }
+
+  /** What the model said on its way, between the steps. */
+  note(text) {
+    this.el.append(h("li", { class: "step-note" }, text));
   }
 
   create() {
