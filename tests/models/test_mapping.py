@@ -254,8 +254,31 @@ def test_anthropic_drops_empty_assistant_turns(anthropic_model: AnthropicModel) 
         system="", messages=[UserMessage("Hi"), AssistantMessage(""), UserMessage("Hello?")]
     )
     assert anthropic_model.request_body(request)["messages"] == [
-        {"role": "user", "content": "Hi"},
-        {"role": "user", "content": "Hello?"},
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "Hi"}, {"type": "text", "text": "Hello?"}],
+        }
+    ]
+
+
+def test_anthropic_puts_a_prompt_after_tool_results_in_the_same_user_turn(
+    anthropic_model: AnthropicModel,
+) -> None:
+    request = ModelRequest(
+        system="",
+        messages=[
+            UserMessage("Find A"),
+            AssistantMessage("", (ToolCall("call_1", "search_docs", {"query": "A"}),)),
+            ToolResultsMessage((ToolResult("call_1", "search_docs", "3 hits"),)),
+            UserMessage("Answer now, without tools."),
+        ],
+        tool_choice="none",
+    )
+    messages = anthropic_model.request_body(request)["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    assert messages[2]["content"] == [
+        {"type": "tool_result", "tool_use_id": "call_1", "content": "3 hits", "is_error": False},
+        {"type": "text", "text": "Answer now, without tools."},
     ]
 
 

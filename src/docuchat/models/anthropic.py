@@ -132,7 +132,14 @@ def _messages(request: ModelRequest) -> list[dict[str, Any]]:
     wire: list[dict[str, Any]] = []
     for message in request.messages:
         if isinstance(message, UserMessage):
-            wire.append({"role": "user", "content": message.content})
+            if wire and wire[-1]["role"] == "user":
+                # e.g. a runtime prompt right after tool results: one user turn, results first
+                wire[-1]["content"] = [
+                    *_blocks(wire[-1]["content"]),
+                    {"type": "text", "text": message.content},
+                ]
+            else:
+                wire.append({"role": "user", "content": message.content})
         elif isinstance(message, AssistantMessage):
             blocks: list[dict[str, Any]] = (
                 [{"type": "text", "text": message.text}] if message.text else []
@@ -155,6 +162,10 @@ def _messages(request: ModelRequest) -> list[dict[str, Any]]:
             ]
             wire.append({"role": "user", "content": results})
     return wire
+
+
+def _blocks(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else content
 
 
 def _tools(request: ModelRequest) -> dict[str, Any]:
