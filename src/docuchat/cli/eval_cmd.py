@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from docuchat.cli.eval_qa_cmd import qa_command
 from docuchat.config import Settings
 from docuchat.embeddings import get_embedder
 from docuchat.errors import DocuchatError
@@ -21,6 +22,9 @@ from docuchat.evals.retrieval import RetrievalReport, evaluate_retrieval
 @click.group("eval")
 def eval_group() -> None:
     """Measure retrieval and answers on your own labelled data."""
+
+
+eval_group.add_command(qa_command)
 
 
 @eval_group.command("retrieval")

@@ -1,0 +1,122 @@
+"""``docuchat eval qa --squad FILE``: answers and abstentions on SQuAD 2.0, end to end."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from docuchat.embeddings import get_embedder
+from docuchat.errors import DocuchatError
+from docuchat.evals.qa import QAReport, evaluate, load_squad
+from docuchat.models import get_model
+
+
+@click.command("qa")
+@click.option(
+    "--squad",
+    "squad_file",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A SQuAD 2.0 JSON file; each article becomes one document.",
+)
+@click.option(
+    "--model",
+    "model_spec",
+    default="offline",
+    show_default=True,
+    metavar="SPEC",
+    help="offline, openai:<model>, anthropic:<model> or text:<spec>.",
+)
+@click.option(
+    "--embedder",
+    "embedder_spec",
+    default="none",
+    show_default=True,
+    metavar="SPEC",
+    help="none searches with BM25 alone (fast and reproducible); minilm-onnx, minilm,"
+    " openai:<model> or hash[:<dim>] add vectors (hybrid search).",
+)
+@click.option(
+    "--limit", type=click.IntRange(min=1), default=None, help="Ask only the first N questions."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the scores as one JSON object.")
+def qa_command(
+    squad_file: Path,
+    model_spec: str,
+    embedder_spec: str,
+    limit: int | None,
+    as_json: bool,
+) -> None:
+    """Ask every question of a SQuAD 2.0 file through the research agent and score the answers.
+
+    Answerable questions: does the answer contain a gold answer (answer_match), does a
+    verified citation point into the gold paragraph (citation_match), token F1.
+    Unanswerable ones: did it abstain. Also tool calls, model calls, prompt tokens,
+    answer length and latency per question.
+    """
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    try:
+        dataset = load_squad(squad_file)
+        model = get_model(model_spec)
+        embedder = get_embedder(embedder_spec)
+        with Progress(
+            *columns,
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            disable=as_json,
+            transient=True,
+        ) as bar:
+            task = bar.add_task("ingesting", total=None)
+            report = asyncio.run(
+                evaluate(
+                    dataset,
+                    model,
+                    embedder=embedder,
+                    limit=limit,
+                    progress=lambda done, total, what: bar.update(
+                        task, completed=done, total=total, description=what
+                    ),
+                )
+            )
+    except DocuchatError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(report.to_dict()))
+        return
+    console = Console(soft_wrap=True)
+    console.print(
+        f"{len(report.results)} questions over {len(dataset.articles)} articles,"
+        f" model {model_spec}, embedder {embedder_spec}",
+        highlight=False,
+    )
+    console.print(_table(report))
+
+
+def _table(report: QAReport) -> Table:
+    scores = report.to_dict()
+    answerable, unanswerable = scores["answerable"], scores["unanswerable"]
+    per_question, latency = scores["per_question"], scores["latency_ms"]
+    table = Table(show_header=False)
+    table.add_column("")
+    table.add_column("", justify="right")
+    rows = [
+        (f"answerable ({answerable['n']}): answer_match", f"{answerable['answer_match']:.3f}"),
+        ("  citation_match", f"{answerable['citation_match']:.3f}"),
+        ("  F1", f"{answerable['f1']:.3f}"),
+        ("  answer words", f"{answerable['answer_words']:.1f}"),
+        (f"unanswerable ({unanswerable['n']}): abstained", f"{unanswerable['abstained']:.3f}"),
+        ("per question: tool calls", f"{per_question['tool_calls']:.2f}"),
+        ("  model calls", f"{per_question['model_calls']:.2f}"),
+        ("  prompt tokens", f"{per_question['prompt_tokens']:.0f}"),
+        ("  answer words", f"{per_question['answer_words']:.1f}"),
+        ("latency p50 / p95 ms", f"{latency['p50']:.0f} / {latency['p95']:.0f}"),
+    ]
+    for label, value in rows:
+        table.add_row(label, value)
+    return table
