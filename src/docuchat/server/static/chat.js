@@ -136,9 +136,7 @@ class Turn {
     this.answer.classList.remove("is-streaming");
     this.footer.replaceChildren(note("info", "Stopped", "You stopped this run."));
     this.status.replaceChildren();
-    for (const { step } of this.steps.items.values()) {
-      if (step.tool_status === "running") this.steps.update({ ...step, tool_status: "error", message: "Stopped" });
-    }
+    this.steps.stopRunning();
   }
 
   failed(message) {
@@ -271,7 +269,7 @@ export class Chat {
         if (event.conversation_id) this.onConversation(event.conversation_id);
         break;
       case "error":
-        run.turn.failed(event.detail || event.message || "The run failed.");
+        run.turn.failed(event.message || "The run failed.");
         break;
       default:
         break; // events this page does not show

@@ -101,6 +101,8 @@ export class DocumentsView {
       dropzone.classList.remove("is-dragging");
       if (e.dataTransfer.files.length) this.upload([...e.dataTransfer.files]);
     });
+    // A file dropped anywhere else must not make the browser leave the page to show it.
+    for (const type of ["dragover", "drop"]) window.addEventListener(type, (e) => e.preventDefault());
   }
 
   async refresh() {

@@ -48,7 +48,6 @@ export const ICONS = {
   file: "M6 3h8l5 5v13H6zM14 3v5h5",
   trash: "M4 7h16M9 7V4h6v3M6 7l1 13h10l1-13",
   chevron: "M9 6l6 6-6 6",
-  stop: "M7 7h10v10H7z",
 };
 
 /** "3 pages", "1 page". */

@@ -32,10 +32,6 @@ export class PassagePanel {
     });
   }
 
-  get isOpen() {
-    return !this.panel.hidden;
-  }
-
   async open(citation, trigger) {
     const id = ++this.requestId;
     this.returnFocus = trigger || null;

@@ -55,6 +55,16 @@ export class StepList {
     this.el.append(h("li", { class: "step-note" }, text));
   }
 
+  /** Mark the steps still running as stopped (the person cancelled the run). */
+  stopRunning() {
+    for (const item of this.items.values()) {
+      if (item.step.tool_status === "running") {
+        item.step = { ...item.step, tool_status: "error", message: "Stopped" };
+        this.fill(item);
+      }
+    }
+  }
+
   create() {
     const parts = {
       status: h("span", { class: "step-status" }),
