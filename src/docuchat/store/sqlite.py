@@ -35,10 +35,13 @@ from docuchat.store.base import (
 from docuchat.store.fts_query import match_expression
 from docuchat.store.migrations import TOKENIZER, apply_migrations
 
-# BM25 column weights (title, text), tuned on BEIR SciFact; see docs/readme/store.md.
+# BM25 column weights (title, text). Equal: on SciFact a title weight of 0.5 to 3 moved
+# nDCG@10 by under 0.01, too little to tune on one collection (docs/readme/store.md).
 BM25_WEIGHTS = (1.0, 1.0)
 # Below this many vectors exact search is already fast; the IVF index is not built.
 APPROXIMATE_MIN_VECTORS = 50_000
+# IVF lists scanned per query (of about sqrt(n) lists); see docs/readme/store.md for recall.
+DEFAULT_NPROBE = 32
 _LOAD_BATCH = 8192
 _OVERFETCH = 2
 _HIGHLIGHT_OPEN, _HIGHLIGHT_CLOSE = "\x02", "\x03"
@@ -65,7 +68,9 @@ class _OwnerVectors:
 class SQLiteStore:
     """The default store. Safe to share between threads (calls are serialised)."""
 
-    def __init__(self, path: str | Path, *, nprobe: int = 32, cached_matrices: int = 4) -> None:
+    def __init__(
+        self, path: str | Path, *, nprobe: int = DEFAULT_NPROBE, cached_matrices: int = 4
+    ) -> None:
         self.path = Path(path)
         self.nprobe = nprobe
         self._cached_matrices = cached_matrices
