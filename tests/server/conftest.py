@@ -44,7 +44,7 @@ NO_ANSWER = "The documents do not say."
 def research_policy(request: ModelRequest) -> ModelResponse:
     """Search for the question, open the top hit, answer with the passage's last line cited.
 
-    Without tools (pipeline mode) it answers from the last passage opened.
+    Without tools (pipeline mode) it answers from the first passage opened.
     """
     messages = list(request.messages)
     asked = max(i for i, m in enumerate(messages) if isinstance(m, UserMessage))
@@ -67,7 +67,7 @@ def research_policy(request: ModelRequest) -> ModelResponse:
     ]
     if not opened:
         return reply(NO_ANSWER)
-    passage = opened[-1]
+    passage = opened[0]
     return reply(f"{passage['text'].strip().splitlines()[-1]} [{passage['citation']}]")
 
 
