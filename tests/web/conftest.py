@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
-from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, ViewportSize, sync_playwright
 
 from docuchat.models.base import ModelRequest, ModelResponse
 from docuchat.models.offline import OfflineModel
@@ -32,7 +32,7 @@ ARTIFACTS = Path(__file__).parents[2] / "test-artifacts" / "web"
 FIXTURES = Path(__file__).parent / "fixtures"
 HANDBOOK = FIXTURES / "staff-handbook.md"
 PDF = Path(__file__).parents[1] / "corpus" / "fixtures" / "real-pdfs" / "crazyones-pdfa.pdf"
-VIEWPORT = {"width": 1360, "height": 880}
+VIEWPORT = ViewportSize(width=1360, height=880)
 PAUSE = 0.25
 """Seconds the model takes per reply: long enough to see steps arrive one by one."""
 
@@ -115,7 +115,7 @@ def browser() -> Iterator[Browser]:
 @pytest.fixture
 def page(browser: Browser) -> Iterator[Page]:
     """A fresh browser context (empty localStorage); fails the test on any script error."""
-    context = browser.new_context(viewport=VIEWPORT)  # type: ignore[arg-type]
+    context = browser.new_context(viewport=VIEWPORT)
     context.set_default_timeout(10_000)
     page = context.new_page()
     errors: list[str] = []

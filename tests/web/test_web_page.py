@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, Request, expect
+from playwright.sync_api import FilePayload, Page, Request, expect
 
 from docuchat.errors import ModelHTTPError
 from docuchat.models import Model
@@ -363,7 +363,7 @@ def test_dropped_files_upload_rejected_and_skipped_ones_say_why_and_delete_works
     picker = page.locator("#file-input")
 
     picker.set_input_files(
-        [{"name": "setup.exe", "mimeType": "application/octet-stream", "buffer": b"MZ"}]
+        FilePayload(name="setup.exe", mimeType="application/octet-stream", buffer=b"MZ")
     )
     failed = page.locator(".upload").first
     expect(failed).to_have_attribute("data-phase", "failed")
@@ -372,8 +372,8 @@ def test_dropped_files_upload_rejected_and_skipped_ones_say_why_and_delete_works
 
     picker.set_input_files(
         [
-            {"name": HANDBOOK.name, "mimeType": "text/markdown", "buffer": HANDBOOK.read_bytes()},
-            {"name": "blank.md", "mimeType": "text/markdown", "buffer": b"   \n"},
+            FilePayload(name=HANDBOOK.name, mimeType="text/markdown", buffer=HANDBOOK.read_bytes()),
+            FilePayload(name="blank.md", mimeType="text/markdown", buffer=b"   \n"),
         ]
     )
     done = page.locator(".upload").first
