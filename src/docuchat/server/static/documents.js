@@ -12,7 +12,7 @@ const MEDIA_NAMES = {
   "text/plain": "Text",
 };
 
-export function mediaName(mediaType) {
+function mediaName(mediaType) {
   return MEDIA_NAMES[mediaType] || mediaType;
 }
 
@@ -51,13 +51,12 @@ class UploadRow {
   }
 
   finish(job) {
-    const added = job.documents.length;
-    const skipped = job.skipped.length;
-    const failed = job.status === "failed";
-    if (failed) this.fail(job.error || "The ingestion stopped.");
-    else {
-      const summary = [`${plural(added, "document")} ready`, skipped ? `${skipped} skipped` : ""];
-      this.phase("done", summary.filter(Boolean).join(", "), 100);
+    if (job.status === "failed") {
+      this.fail(job.error || "The ingestion stopped.");
+    } else {
+      const skipped = job.skipped.length;
+      const summary = `${plural(job.documents.length, "document")} ready`;
+      this.phase("done", skipped ? `${summary}, ${skipped} skipped` : summary, 100);
     }
     this.results.replaceChildren(
       ...job.documents.map((d) =>
