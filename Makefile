@@ -35,8 +35,13 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest
 
-## Things outside PyPI the tests use: the MCP reference server (npm).
-system-deps: .cache/npm/node_modules/.bin/mcp-server-everything
+## Things outside PyPI the tests use: Debian's Chromium (browser tests, needs root for
+## apt-get) and the MCP reference server (npm).
+system-deps: /usr/bin/chromium .cache/npm/node_modules/.bin/mcp-server-everything
+
+/usr/bin/chromium:
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver
 
 .cache/npm/node_modules/.bin/mcp-server-everything:
 	npm install --prefix .cache/npm --no-audit --no-fund --silent @modelcontextprotocol/server-everything@2026.8.31
