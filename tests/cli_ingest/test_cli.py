@@ -16,10 +16,12 @@ from .conftest import BAD_REASONS
 
 @pytest.fixture(autouse=True)
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private DOCUCHAT_HOME, so no user config or database is ever touched."""
+    """A private DOCUCHAT_HOME, so no user config or database is ever touched, and no
+    embedder unless a test names one (the default, auto, would load a real model)."""
     path = tmp_path / "home"
     monkeypatch.setenv("DOCUCHAT_HOME", str(path))
-    for name in ("DOCUCHAT_DB", "DOCUCHAT_OWNER", "DOCUCHAT_EMBEDDER"):
+    monkeypatch.setenv("DOCUCHAT_EMBEDDER", "none")
+    for name in ("DOCUCHAT_DB", "DOCUCHAT_OWNER"):
         monkeypatch.delenv(name, raising=False)
     return path
 
