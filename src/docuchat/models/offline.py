@@ -66,6 +66,7 @@ ANSWER_WORDS = 60
 LONG_ANSWER_WORDS = 150
 LONG_ANSWER_SENTENCES = 5
 RUNNER_UP_MARGIN = 2.0
+HEADING_WORDS = 8
 MIN_MATCHED_SHARE = 0.25
 
 AnswerType = Literal["date", "number", "name"] | None
@@ -102,15 +103,16 @@ _ANTONYM_PAIRS = (
     "poor|large small|big small|theoretical practical|theoretical experimental|general "
     "specific|past future|past present|left right|top bottom|hot cold|fast slow|heavy light|"
     "young old|male female|men women|husband wife|father mother|son daughter|brother sister|"
-    "input output|formal informal|direct indirect|finite infinite|natural artificial|domestic "
-    "foreign|urban rural|offensive defensive|majority minority|agree disagree|support oppose|"
-    "ally enemy|friend enemy|peace war"
+    "input output|open close|open closed|formal informal|direct indirect|finite infinite|"
+    "natural artificial|domestic foreign|urban rural|offensive defensive|majority minority|"
+    "agree disagree|support oppose|ally enemy|friend enemy|peace war"
 )
 _NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "non", "dis")
 _YEAR = re.compile(r"^(1\d{3}|20\d{2})s?$")
 _DIGIT = re.compile(r"\d")
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _POSSESSIVE = re.compile(r"['’]s?$")
+_PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
 _SENTENCE_CLOSED = re.compile(r"[.!?…][\"'”’)\]]*$")
 _TYPE_CUES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     (
@@ -369,7 +371,9 @@ class _Sentence:
     sequence: tuple[str, ...]
     stems: frozenset[str]
     context: frozenset[str]
-    """Stems of the neighbouring sentences of the same passage, not in this one."""
+    """Stems of the neighbouring sentences of the same paragraph, not in this one."""
+    vocabulary: frozenset[str]
+    """Stems of every word, stopwords included, of this sentence and its neighbours."""
 
     @property
     def window(self) -> frozenset[str]:
@@ -377,28 +381,36 @@ class _Sentence:
 
 
 def _sentences(passages: Iterable[_Passage]) -> list[_Sentence]:
+    """Every sentence of the passages, each knowing its neighbours in the same paragraph."""
     found = []
     for rank, passage in enumerate(sorted(passages, key=lambda p: p.n)):
-        texts = [passage.text[s:e] for s, e in sentence_spans(passage.text)]
-        words = [_words(t) for t in texts]
-        sequences = [_content(w) for w in words]
-        stems = [frozenset(s) for s in sequences]
-        for i, text in enumerate(texts):
-            around = (stems[i - 1] if i else frozenset()) | (
-                stems[i + 1] if i + 1 < len(texts) else frozenset()
-            )
-            found.append(
-                _Sentence(
-                    passage.n,
-                    rank,
-                    text,
-                    tuple(words[i]),
-                    tuple(sequences[i]),
-                    stems[i],
-                    around - stems[i],
-                )
-            )
+        for paragraph in _PARAGRAPH_BREAK.split(passage.text):
+            texts = [paragraph[s:e] for s, e in sentence_spans(paragraph)]
+            found += _neighbours(passage.n, rank, [t for t in texts if not _is_heading(t)])
     return found
+
+
+def _neighbours(n: int, rank: int, texts: Sequence[str]) -> list[_Sentence]:
+    words = [_words(t) for t in texts]
+    sequences = [_content(w) for w in words]
+    stems = [frozenset(s) for s in sequences]
+    every = [frozenset(stem(w) for w in ws) for ws in words]
+    found = []
+    for i, text in enumerate(texts):
+        around = [j for j in (i - 1, i + 1) if 0 <= j < len(texts)]
+        context = frozenset().union(*(stems[j] for j in around)) - stems[i]
+        vocabulary = every[i].union(*(every[j] for j in around))
+        found.append(
+            _Sentence(
+                n, rank, text, tuple(words[i]), tuple(sequences[i]), stems[i], context, vocabulary
+            )
+        )
+    return found
+
+
+def _is_heading(text: str) -> bool:
+    """A short line without a full stop: a title, not a sentence to quote."""
+    return len(text.split()) < HEADING_WORDS and not _SENTENCE_CLOSED.search(text)
 
 
 def _term_weights(question: _Question, sentences: Sequence[_Sentence]) -> dict[str, float]:
@@ -466,51 +478,56 @@ def _holds_answer_type(s: _Sentence, q: _Question) -> bool:
 DOUBT_THRESHOLD = 0.5
 
 
-def _doubt(s: _Sentence, q: _Question, names: frozenset[str], unseen: int) -> float:
+def _doubt(s: _Sentence, q: _Question, names: frozenset[str], read: frozenset[str]) -> float:
     """Weighted signs that the documents do not answer ``q``; abstain at DOUBT_THRESHOLD.
 
-    ``unseen`` counts question terms in nothing that was read: the question is worded
-    differently from the documents, which (unlike a word swapped inside a copied
-    phrase) is no sign against the answer.
+    Question words found in nothing that was read (``read``: its stems), and not
+    explained as a swapped word, lower the doubt: the question is merely worded
+    differently from the documents.
     """
     window = s.window
+    swapped = _antonym_swapped(q, s)
+    changed = _substituted(q, s)
+    reworded = q.terms.keys() - read - swapped - changed - names - q.numbers
     return (
         1.0 * bool(q.numbers - window)
         + 0.6 * bool(names - window)
         + 0.5 * bool(names - s.stems)
         + 1.4 * (q.negated and not _negated(s.text))
-        + 0.65 * _antonym_swapped(q, window)
-        + 0.5 * _substituted(q, s)
+        + 0.65 * bool(swapped)
+        + 0.5 * bool(changed)
         + 0.45 * _roles_reversed(q, s, names)
-        - 0.25 * unseen
+        - 0.25 * len(reworded)
     )
 
 
-def _antonym_swapped(q: _Question, window: frozenset[str]) -> bool:
-    """A question term is missing but its opposite (or its negated form) is there."""
-    for term in q.terms.keys() - window:
-        if _ANTONYMS.get(term, frozenset()) & window:
-            return True
-        for prefix in _NEGATING_PREFIXES:
-            if term.startswith(prefix) and term[len(prefix) :] in window:
-                return True
-            if prefix + term in window:
-                return True
-    return False
+def _antonym_swapped(q: _Question, s: _Sentence) -> set[str]:
+    """Question words (stopwords like "most" included) that the sentence and its neighbours
+    lack while they have their opposite, or their negated form ("complicated" against
+    "uncomplicated")."""
+    said = s.vocabulary
+    swapped = set()
+    for term in {stem(w) for w in q.words} - said:
+        negated_forms = {p + term for p in _NEGATING_PREFIXES}
+        positive_forms = {term[len(p) :] for p in _NEGATING_PREFIXES if term.startswith(p)}
+        if (_ANTONYMS.get(term, frozenset()) | negated_forms | positive_forms) & said:
+            swapped.add(term)
+    return swapped
 
 
-def _substituted(q: _Question, s: _Sentence) -> bool:
-    """A question term is missing where the sentence has its neighbours one to three apart:
+def _substituted(q: _Question, s: _Sentence) -> set[str]:
+    """Question terms missing where the sentence has their neighbours one to three apart:
     the question copies the sentence's phrase but changes a word of it."""
     position: dict[str, int] = {}
     for i, term in enumerate(s.sequence):
         position.setdefault(term, i)
     terms = q.sequence
+    changed = set()
     for i, term in enumerate(terms[1:-1], 1):
         before, after = position.get(terms[i - 1], -9), position.get(terms[i + 1], -9)
         if term not in s.window and before >= 0 and 1 <= after - before <= 3:
-            return True
-    return False
+            changed.add(term)
+    return changed
 
 
 _PASSIVE_MARKERS = frozenset("was were been be is are being".split())
@@ -551,8 +568,8 @@ def compose_answer(question: _Question, passages: Sequence[_Passage]) -> str:
     own = [t for t, prior in question.terms.items() if prior == 1.0] or list(question.terms)
     if sum(t in best.window for t in own) < MIN_MATCHED_SHARE * len(own):
         return ABSTAIN  # nothing read is about the question
-    unseen = len(question.terms.keys() - set().union(*(s.stems for s in sentences)))
-    if _doubt(best, question, names, unseen) >= DOUBT_THRESHOLD:
+    read = frozenset().union(*(s.stems for s in sentences))
+    if _doubt(best, question, names, read) >= DOUBT_THRESHOLD:
         return ABSTAIN
     chosen = _pick(ranked, question, weights, names)
     return PREFIX + " ".join(_quote(s) for s in chosen)
