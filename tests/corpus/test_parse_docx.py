@@ -178,6 +178,17 @@ def test_zip_bomb_is_refused_before_decompressing() -> None:
         parse_bytes(bomb, "bomb.docx")
 
 
+def test_long_repetitive_document_is_not_mistaken_for_a_bomb() -> None:
+    body = b"<w:p><w:r><w:t>Same line.</w:t></w:r></w:p>" * 12_000
+    xml = f"<w:document {nsdecls('w')}><w:body>".encode() + body + b"</w:body></w:document>"
+    data = _with_entries(_saved(_handbook()), {DOCUMENT_XML: xml})
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        entry = archive.getinfo(DOCUMENT_XML)
+    assert entry.file_size > 100 * entry.compress_size  # over the ratio, but small
+
+    assert len(parse_bytes(data, "long.docx").blocks) == 12_000
+
+
 def test_archive_expanding_beyond_the_total_limit_is_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
