@@ -261,7 +261,7 @@ class ConversationPublic(BaseModel):
 
 
 _ERROR_DESCRIPTIONS = {
-    400: "The request is not acceptable (the message says why)",
+    400: "The request is not acceptable, or its body cannot be parsed (the message says why)",
     401: "Missing, malformed or unknown API key",
     404: "No such item for this key's owner (unknown and foreign ids alike)",
     411: "The upload did not say its length",

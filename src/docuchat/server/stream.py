@@ -75,6 +75,32 @@ StreamEvent = Annotated[
 DONE = "data: [DONE]\n\n"
 
 
+def stream_response(description: str, event: str) -> dict[str, Any]:
+    """OpenAPI for a 200 that is JSON, or with ``stream: true`` server-sent events.
+
+    Each event's ``data`` is one ``event`` (a component schema) as JSON, or
+    the closing ``[DONE]``.
+    """
+    data = {
+        "anyOf": [
+            {"type": "string", "const": "[DONE]"},
+            {
+                "type": "string",
+                "contentMediaType": "application/json",
+                "contentSchema": {"$ref": f"#/components/schemas/{event}"},
+            },
+        ]
+    }
+    return {
+        "description": description,
+        "content": {
+            "text/event-stream": {
+                "schema": {"type": "object", "required": ["data"], "properties": {"data": data}}
+            }
+        },
+    }
+
+
 def sse(event: BaseModel) -> str:
     """One server-sent event: a ``data:`` line with the event's JSON."""
     return f"data: {event.model_dump_json()}\n\n"

@@ -21,38 +21,30 @@ from docuchat.research import Answer, AnswerReady
 from docuchat.server.deps import CurrentUser, ServicesDep
 from docuchat.server.runs import ActiveRun, RunCrashed, cancelled_on_disconnect
 from docuchat.server.schemas import AskRequest, AskResult, error_responses
-from docuchat.server.stream import DONE, ErrorEvent, FinalEvent, RunEvent, StepTranslator, sse
+from docuchat.server.stream import (
+    DONE,
+    ErrorEvent,
+    FinalEvent,
+    RunEvent,
+    StepTranslator,
+    sse,
+    stream_response,
+)
 from docuchat.store.accounts import Accounts, Conversation, Turn
 
 router = APIRouter(prefix="/api", tags=["ask"], responses=error_responses(401, 404))
 
 TITLE_CHARS = 80
 
-EVENT_STREAM: dict[int | str, dict[str, Any]] = {
-    200: {
-        "description": "With `stream: false` the result as JSON; with `stream: true` server-sent "
-        "events, one `StreamEvent` per `data:` line (run, steps, answer deltas, final), then "
-        "`data: [DONE]`.",
-        "content": {
-            "text/event-stream": {
-                "schema": {
-                    "type": "object",
-                    "required": ["data"],
-                    "properties": {
-                        "data": {
-                            "type": "string",
-                            "contentMediaType": "application/json",
-                            "contentSchema": {"$ref": "#/components/schemas/StreamEvent"},
-                        }
-                    },
-                }
-            }
-        },
-    }
-}
+STREAMED = stream_response(
+    "With `stream: false` the result as JSON; with `stream: true` server-sent events: "
+    "`run`, then `step` and `answer_delta` events as they happen, then `final` (or `error`), "
+    "then `[DONE]`.",
+    "StreamEvent",
+)
 
 
-@router.post("/ask", response_model=AskResult, responses=EVENT_STREAM)
+@router.post("/ask", response_model=AskResult, responses={200: STREAMED, **error_responses(400)})
 async def ask(body: AskRequest, request: Request, user: CurrentUser, services: ServicesDep) -> Any:
     conversation = await run_in_threadpool(_conversation, services.accounts, user.id, body)
     history = history_messages(conversation.turns, services.settings.history_turns)

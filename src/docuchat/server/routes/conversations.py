@@ -27,7 +27,7 @@ def list_conversations(user: CurrentUser, accounts: AccountsDep) -> Conversation
     return ConversationList(conversations=[ConversationSummaryPublic.of(s) for s in summaries])
 
 
-@router.post("", status_code=status.HTTP_201_CREATED)
+@router.post("", status_code=status.HTTP_201_CREATED, responses=error_responses(400))
 def create_conversation(
     body: ConversationCreate, user: CurrentUser, accounts: AccountsDep
 ) -> ConversationPublic:

@@ -37,6 +37,7 @@ _UPLOAD_BODY = {
                     "properties": {
                         "files": {
                             "type": "array",
+                            "minItems": 1,
                             "items": {"type": "string", "format": "binary"},
                             "description": "One or more files: "
                             + ", ".join(sorted(SUPPORTED_SUFFIXES)),

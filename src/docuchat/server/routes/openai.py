@@ -41,32 +41,18 @@ from docuchat.server.openai_schemas import (
 )
 from docuchat.server.runs import ActiveRun, RunCrashed, cancelled_on_disconnect
 from docuchat.server.schemas import CitationPublic
-from docuchat.server.stream import DONE, StepEvent, StepTranslator, sse
+from docuchat.server.stream import DONE, StepEvent, StepTranslator, sse, stream_response
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": OpenAIError, "description": "The request is not acceptable"},
     401: {"model": OpenAIError, "description": "Missing, malformed or unknown API key"},
 }
-_CHUNKS: dict[int | str, dict[str, Any]] = {
-    200: {
-        "description": "A chat completion; with `stream: true` server-sent events, one "
-        "`ChatCompletionChunk` per `data:` line, then `data: [DONE]`.",
-        "content": {
-            "text/event-stream": {
-                "schema": {
-                    "type": "object",
-                    "required": ["data"],
-                    "properties": {
-                        "data": {
-                            "type": "string",
-                            "contentMediaType": "application/json",
-                            "contentSchema": {"$ref": "#/components/schemas/ChatCompletionChunk"},
-                        }
-                    },
-                }
-            }
-        },
-    },
+_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: stream_response(
+        "A chat completion; with `stream: true` server-sent events of chat completion chunks, "
+        "then `[DONE]`.",
+        "ChatCompletionChunk",
+    ),
     404: {"model": OpenAIError, "description": "No such model"},
 }
 
@@ -79,7 +65,7 @@ def list_models(user: CurrentUser) -> ModelList:
     return ModelList(data=[ModelCard(id=name, created=_STARTED) for name in MODELS])
 
 
-@router.post("/chat/completions", response_model=ChatCompletion, responses=_CHUNKS)
+@router.post("/chat/completions", response_model=ChatCompletion, responses=_RESPONSES)
 async def chat_completions(
     body: ChatCompletionRequest, request: Request, user: CurrentUser, services: ServicesDep
 ) -> Any:
