@@ -22,31 +22,34 @@ from .conftest import Keys, auth
 EXAMPLES = 12
 
 
+def check_operation(operation: Any, mode: GenerationMode, key: str) -> None:
+    # A file's type comes from its name, which a schema cannot constrain: an upload that
+    # fits the schema may still be refused (415), so only that check is left out there.
+    excluded = [positive_data_acceptance] if operation.label == "POST /api/documents" else []
+
+    @given(case=operation.as_strategy(generation_mode=mode))
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    def check(case: Any) -> None:
+        case.call_and_validate(headers=auth(key), excluded_checks=excluded)
+
+    if mode is GenerationMode.NEGATIVE:
+        # An operation that takes nothing, or only free text, has no invalid input to send.
+        with contextlib.suppress(Unsatisfiable):
+            check()
+    else:
+        check()
+
+
 @pytest.mark.usefixtures("documents")
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
 def test_the_api_keeps_to_its_schema(app: FastAPI, keys: Keys, mode: GenerationMode) -> None:
     schema = schemathesis.openapi.from_asgi("/openapi.json", app)
     operations = [result.ok() for result in schema.get_all_operations()]
     assert len(operations) >= 15
-
     for operation in operations:
-        # A file's type comes from its name, which a schema cannot constrain: an upload that
-        # fits the schema may still be refused (415), so only that check is left out there.
-        excluded = [positive_data_acceptance] if operation.label == "POST /api/documents" else []
-
-        @given(case=operation.as_strategy(generation_mode=mode))
-        @settings(
-            max_examples=EXAMPLES,
-            deadline=None,
-            database=None,
-            suppress_health_check=list(HealthCheck),
-        )
-        def check(case: Any) -> None:
-            case.call_and_validate(headers=auth(keys.alice), excluded_checks=excluded)
-
-        if mode is GenerationMode.NEGATIVE:
-            # An operation that takes nothing, or only free text, has no invalid input to send.
-            with contextlib.suppress(Unsatisfiable):
-                check()
-        else:
-            check()
+        check_operation(operation, mode, keys.alice)

@@ -175,8 +175,8 @@ class StepTranslator:
         return f"Running {tool}"
 
     def _done_message(self, tool: str, output: dict[str, Any]) -> str:
-        if tool == "search_docs":
-            hits = output.get("hits") or []
+        if tool == "search_docs" and "hits" in output:
+            hits = output["hits"]
             self._titles.update({h["docId"]: h["title"] for h in hits})
             return _found(len(hits), len({h["docId"] for h in hits}))
         if tool in ("open_citation", "read_document") and "title" in output:
