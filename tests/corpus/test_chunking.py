@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from itertools import pairwise
 from pathlib import Path
 
@@ -96,6 +97,21 @@ def test_a_chunk_ends_at_a_paragraph_break_in_its_second_half() -> None:
     text = _paragraphs(120, 60, 300)
     chunks = chunk_document(_one_block(text), doc_hash=HASH, size=200, overlap=0)
     assert chunks[0].end == text.index("\n\n", 130)  # after the second paragraph
+
+
+def test_a_heading_opens_the_next_chunk_instead_of_ending_this_one() -> None:
+    first = "Leave is booked in Tally. " * 6
+    text = f"{first.strip()}\n\nSick leave\n\n{'You self-certify up to seven days. ' * 6}"
+    chunks = chunk_document(_one_block(text), doc_hash=HASH, size=200, overlap=0)
+    assert chunks[0].text == first.strip()
+    assert chunks[1].text.startswith("Sick leave\n\nYou self-certify")
+
+
+def test_a_list_of_short_items_is_still_cut_between_items() -> None:
+    text = "\n\n".join(f"Item number {n}" for n in range(40))
+    chunks = chunk_document(_one_block(text), doc_hash=HASH, size=100, overlap=0)
+    assert all(chunk.text.startswith("Item number") for chunk in chunks)
+    assert all(re.fullmatch(r"Item number \d+", chunk.text.split("\n\n")[-1]) for chunk in chunks)
 
 
 def test_without_a_paragraph_break_a_chunk_ends_after_a_sentence() -> None:

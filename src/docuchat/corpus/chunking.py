@@ -2,7 +2,9 @@
 
 A chunk holds at most ``size`` characters and ends, by preference, at a
 paragraph break, else at a sentence end or line break (both only in its second
-half, so chunks do not get small), else between two words. Only a single word
+half, so chunks do not get small), else between two words; a break right after
+a heading-like line is passed over, so headings open chunks instead of ending
+them. Only a single word
 longer than ``size`` is cut inside. The next chunk starts up to ``overlap``
 characters before the previous one ended, at a sentence start if one is in
 reach, else at a word start. Chunks never start or end with whitespace, and
@@ -28,6 +30,8 @@ _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
 # brackets), or a line break: group 1 is where the whitespace begins.
 _SENTENCE_BREAK = re.compile(r"(?:[.!?…][\"'”’)\]]*|(?=\n))(\s)")
 _PUNCTUATION_REACH = 4  # how far before a window a sentence's punctuation may sit
+_HEADING_LENGTH = 80  # a line at least this long is not a heading
+_SENTENCE_ENDS = (".", "!", "?", ":", ";", "…", '"', "'", "”", "’", ")", "]")
 
 
 def chunk_document(
@@ -80,10 +84,14 @@ def _cut(text: str, start: int, limit: int, reached: int) -> tuple[int, int] | N
     after that end stops. None if a chunk starting inside the overlap cannot end
     past the previous one."""
     low = max(start + (limit - start) // 2, reached + 1)
-    for pattern in (_PARAGRAPH_BREAK, _SENTENCE_BREAK):
-        position = _last_match(pattern, text, low, limit)
-        if position is not None:
-            return _whitespace_run(text, position)
+    levels = [_breaks(pattern, text, low, limit) for pattern in (_PARAGRAPH_BREAK, _SENTENCE_BREAK)]
+    for positions in levels:  # the last break at the best level, not just after a heading
+        for position in reversed(positions):
+            if not _after_heading(text, position):
+                return _whitespace_run(text, position)
+    for positions in levels:  # all of them follow headings (a list of short items, say)
+        if positions:
+            return _whitespace_run(text, positions[-1])
     for position in range(limit, max(start, reached), -1):
         if text[position].isspace():
             return _whitespace_run(text, position)
@@ -109,15 +117,26 @@ def _next_start(text: str, start: int, end: int, after: int, overlap: int) -> in
     return after
 
 
-def _last_match(pattern: re.Pattern[str], text: str, low: int, high: int) -> int | None:
-    """Where the whitespace of the last match of ``pattern`` begins, if within ``[low, high]``."""
-    position = None
+def _breaks(pattern: re.Pattern[str], text: str, low: int, high: int) -> list[int]:
+    """Where the whitespace of each match of ``pattern`` begins, within ``[low, high]``."""
+    positions = []
     for match in pattern.finditer(text, low, high + 2):  # a break at ``high`` may need 2 chars
         begins = match.start(match.lastindex or 0)
         if begins > high:
             break
-        position = begins
-    return position
+        positions.append(begins)
+    return positions
+
+
+def _after_heading(text: str, position: int) -> bool:
+    """Whether the line ending at ``position`` looks like a heading (short, without final
+    punctuation): a chunk should not end with the heading of the text that follows."""
+    window_start = max(position - _HEADING_LENGTH, 0)
+    newline = text.rfind("\n", window_start, position)
+    if newline < 0 and window_start > 0:
+        return False  # a line this long is no heading
+    line = text[newline + 1 : position]
+    return bool(line.strip()) and not line.rstrip().endswith(_SENTENCE_ENDS)
 
 
 def _whitespace_run(text: str, position: int) -> tuple[int, int]:
