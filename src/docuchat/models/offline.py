@@ -179,6 +179,7 @@ class _Hit:
 @dataclass(frozen=True, slots=True)
 class _Passage:
     n: int
+    chunk_id: str
     text: str
 
 
@@ -191,10 +192,19 @@ class _Turn:
     queries: list[str] = field(default_factory=list)
     searches: list[list[_Hit]] = field(default_factory=list)
     passages: dict[int, _Passage] = field(default_factory=dict)
-    opened: set[str] = field(default_factory=set)
+    opened: list[str] = field(default_factory=list)
+    """Chunk ids in the order they were asked for: the order of preference."""
     tool_calls: int = 0
     steps: int = 0
     calls_in_transcript: int = 0
+
+    def reading_order(self) -> list[_Passage]:
+        """The passages in the order they were asked for (their numbers follow the order in
+        which the tools finished, which concurrent calls do not fix)."""
+        asked = {chunk_id: i for i, chunk_id in reversed(list(enumerate(self.opened)))}
+        return sorted(
+            self.passages.values(), key=lambda p: (asked.get(p.chunk_id, len(asked)), p.n)
+        )
 
 
 def _is_question(message: Message) -> bool:
@@ -233,7 +243,7 @@ def read_turn(messages: Sequence[Message]) -> _Turn:
                 if call.name == SEARCH:
                     turn.queries.append(str(call.arguments.get("query", "")))
                 elif call.name == OPEN:
-                    turn.opened.add(str(call.arguments.get("chunkId", "")))
+                    turn.opened.append(str(call.arguments.get("chunkId", "")))
         elif isinstance(message, ToolResultsMessage):
             for result in message.results:
                 data = None if result.is_error else _decode(result.content)
@@ -252,7 +262,8 @@ def _take_result(turn: _Turn, tool: str, data: dict[str, Any]) -> None:
             ]
         )
     elif isinstance(data.get("citation"), int) and isinstance(data.get("text"), str):
-        turn.passages[data["citation"]] = _Passage(data["citation"], data["text"])
+        n = data["citation"]
+        turn.passages[n] = _Passage(n, str(data.get("chunkId", "")), data["text"])
 
 
 # ── the question ────────────────────────────────────────────────────────────
@@ -381,9 +392,9 @@ class _Sentence:
 
 
 def _sentences(passages: Iterable[_Passage]) -> list[_Sentence]:
-    """Every sentence of the passages, each knowing its neighbours in the same paragraph."""
+    """Every sentence of the passages (best first), each knowing its paragraph neighbours."""
     found = []
-    for rank, passage in enumerate(sorted(passages, key=lambda p: p.n)):
+    for rank, passage in enumerate(passages):
         for paragraph in _PARAGRAPH_BREAK.split(passage.text):
             texts = [paragraph[s:e] for s, e in sentence_spans(paragraph)]
             found += _neighbours(passage.n, rank, [t for t in texts if not _is_heading(t)])
@@ -651,7 +662,7 @@ class OfflineModel:
             planned = _plan(turn, question, self.budget)
             if planned:
                 return _tool_calls(planned, turn)
-        text = compose_answer(question, list(turn.passages.values()))
+        text = compose_answer(question, turn.reading_order())
         return ModelResponse(text=text, finish_reason="stop")
 
 
