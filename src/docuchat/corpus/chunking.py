@@ -84,14 +84,15 @@ def _cut(text: str, start: int, limit: int, reached: int) -> tuple[int, int] | N
     after that end stops. None if a chunk starting inside the overlap cannot end
     past the previous one."""
     low = max(start + (limit - start) // 2, reached + 1)
-    levels = [_breaks(pattern, text, low, limit) for pattern in (_PARAGRAPH_BREAK, _SENTENCE_BREAK)]
-    for positions in levels:  # the last break at the best level, not just after a heading
-        for position in reversed(positions):
-            if not _after_heading(text, position):
-                return _whitespace_run(text, position)
-    for positions in levels:  # all of them follow headings (a list of short items, say)
-        if positions:
-            return _whitespace_run(text, positions[-1])
+    paragraphs = _breaks(_PARAGRAPH_BREAK, text, low, limit)
+    position = _last_body_break(text, paragraphs)
+    if position is None:
+        sentences = _breaks(_SENTENCE_BREAK, text, low, limit)
+        position = _last_body_break(text, sentences)
+        if position is None and (paragraphs or sentences):
+            position = (paragraphs or sentences)[-1]  # all follow headings: short list items
+    if position is not None:
+        return _whitespace_run(text, position)
     for position in range(limit, max(start, reached), -1):
         if text[position].isspace():
             return _whitespace_run(text, position)
@@ -126,6 +127,11 @@ def _breaks(pattern: re.Pattern[str], text: str, low: int, high: int) -> list[in
             break
         positions.append(begins)
     return positions
+
+
+def _last_body_break(text: str, positions: list[int]) -> int | None:
+    """The last of ``positions`` that does not come right after a heading."""
+    return next((p for p in reversed(positions) if not _after_heading(text, p)), None)
 
 
 def _after_heading(text: str, position: int) -> bool:
