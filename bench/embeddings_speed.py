@@ -1,0 +1,97 @@
+"""Embedder speed and quality on SciFact: ``python bench/embeddings_speed.py [--sample N]``.
+
+For each local embedder (default: ``minilm``, the sentence-transformers
+reference, and ``minilm-onnx``, the int8 ONNX model):
+
+- speed: SciFact abstracts (title and text, as the store embeds chunks of
+  them) per second, after a warm-up, on all CPU cores;
+- agreement: mean and minimum cosine similarity to the first embedder's
+  vectors for the same texts;
+- quality: nDCG@10 (and recall@100) of dense and hybrid search on the 300
+  SciFact test queries, through ``docuchat eval retrieval``'s code and its
+  cached index, so each embedder's vectors are computed once and later runs
+  only query.
+
+Prints a markdown table (``--json`` for the raw figures).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from docuchat.config import default_home
+from docuchat.embeddings import Embedder, get_embedder
+from docuchat.evals.beir import load_beir
+from docuchat.evals.retrieval import evaluate_retrieval
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "scifact"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--embedders", nargs="+", default=["minilm", "minilm-onnx"])
+    parser.add_argument("--sample", type=int, default=256, help="abstracts timed per embedder")
+    parser.add_argument("--cache-dir", type=Path, default=default_home() / "eval")
+    parser.add_argument("--no-quality", action="store_true", help="time only")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    dataset = load_beir(args.data)
+    texts = [f"{d.title}\n\n{d.text}" for d in list(dataset.corpus.values())[: args.sample]]
+    rows: list[dict[str, Any]] = []
+    reference: np.ndarray | None = None
+    for spec in args.embedders:
+        embedder = get_embedder(spec)
+        assert embedder is not None, f"{spec} is not a local embedder"
+        speed, vectors = _speed(embedder, texts)
+        reference = vectors if reference is None else reference
+        cosine = np.sum(vectors * reference, axis=1)
+        row: dict[str, Any] = {
+            "embedder": embedder.name,
+            "texts_per_s": round(speed, 1),
+            "cosine_mean": round(float(cosine.mean()), 4),
+            "cosine_min": round(float(cosine.min()), 4),
+        }
+        if not args.no_quality:
+            report = evaluate_retrieval(args.data, embedder=embedder, cache_root=args.cache_dir)
+            for method in ("dense", "hybrid"):
+                result = report.results[method]
+                assert result is not None
+                row[f"{method}_ndcg@10"] = round(result.metrics["ndcg@10"], 4)
+                row[f"{method}_recall@100"] = round(result.metrics["recall@100"], 4)
+        rows.append(row)
+    print(json.dumps(rows, indent=2) if args.json else _table(rows))
+
+
+def _speed(embedder: Embedder, texts: list[str]) -> tuple[float, np.ndarray]:
+    embedder.embed(texts[:8])  # loads the model (and builds the ONNX file the first time)
+    started = time.perf_counter()
+    vectors = embedder.embed(texts)
+    return len(texts) / (time.perf_counter() - started), vectors
+
+
+def _table(rows: list[dict[str, Any]]) -> str:
+    base = rows[0]["texts_per_s"]
+    lines = [
+        "| embedder | texts/s | speed-up | cosine to first (mean / min) | dense nDCG@10 |"
+        " dense R@100 | hybrid nDCG@10 |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        lines.append(
+            f"| {row['embedder']} | {row['texts_per_s']} | {row['texts_per_s'] / base:.1f}x"
+            f" | {row['cosine_mean']} / {row['cosine_min']}"
+            f" | {row.get('dense_ndcg@10', '-')} | {row.get('dense_recall@100', '-')}"
+            f" | {row.get('hybrid_ndcg@10', '-')} |"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
