@@ -275,3 +275,21 @@ def test_only_the_last_three_opened_passages_stay_in_full(searcher: HybridSearch
         if r.name == "open_citation"
     ]
     assert [c.startswith("[evicted]") for c in opened] == [True, False, False, False]
+
+
+def test_concurrent_opens_are_numbered_in_call_order(searcher: HybridSearcher) -> None:
+    def open_all(request: ModelRequest) -> ModelResponse:
+        hits = _last_results(request)[0]["hits"]
+        return calls(
+            *[("open_citation", {"docId": h["docId"], "chunkId": h["chunkId"]}) for h in hits[:3]]
+        )
+
+    agent, model = _agent(searcher, [call("search_docs", query="estate"), open_all, reply("done")])
+    agent.ask_sync("everything about the estate")
+    opened_calls = model.requests[2].messages[-2].tool_calls  # type: ignore[union-attr]
+    opened = model.requests[2].messages[-1].results  # type: ignore[union-attr]
+    numbers = [json.loads(r.content)["citation"] for r in opened]
+    assert numbers == [1, 2, 3]
+    assert [json.loads(r.content)["chunkId"] for r in opened] == [
+        c.arguments["chunkId"] for c in opened_calls
+    ]

@@ -79,6 +79,8 @@ class ResearchSession:
         return search_docs
 
     # -- open_citation -------------------------------------------------------
+    # Opening tools are coroutines that never await: concurrent calls of one response then
+    # run in call order on the event loop, so citation numbers follow the model's call order.
     def open(self, doc_id: str, chunk_id: str) -> dict[str, object]:
         chunk = self._owned_chunk(doc_id, chunk_id)
         n = self.registry.number(chunk)
@@ -100,7 +102,7 @@ class ResearchSession:
         session = self
 
         @tool(name="open_citation", summarize=_open_summary, keep_last=KEEP_OPENED)
-        def open_citation(docId: str, chunkId: str) -> str:
+        async def open_citation(docId: str, chunkId: str) -> str:
             """Open one passage found by search_docs and read its text (up to 1,500 characters).
             The result carries a citation number N: cite the passage as [N] in your answer."""
             return json.dumps(session.open(docId, chunkId), ensure_ascii=False)
@@ -112,7 +114,7 @@ class ResearchSession:
         session = self
 
         @tool(name="read_document", summarize=_open_summary, keep_last=KEEP_OPENED)
-        def read_document(docId: str, focus_query: str = "") -> str:
+        async def read_document(docId: str, focus_query: str = "") -> str:
             """Read a document's text from the passage that best matches focus_query (default:
             the document's title), up to 3,000 characters. Cite it with the returned number [N]."""
             store = session.searcher.store
