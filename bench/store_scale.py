@@ -23,6 +23,7 @@ import gc
 import json
 import time
 from collections.abc import Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -49,14 +50,24 @@ def main() -> None:
     parser.add_argument("--db", type=Path, default=None, help="default: /tmp/docuchat-bench/")
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--skip-clustered", action="store_true")
+    parser.add_argument("--skip-bm25s", action="store_true")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     db = args.db or Path("/tmp/docuchat-bench") / f"scale-{args.chunks}x{args.dim}.db"
-    result = run(db, args.chunks, args.dim, args.queries, clustered=not args.skip_clustered)
+    result = run(
+        db,
+        args.chunks,
+        args.dim,
+        args.queries,
+        clustered=not args.skip_clustered,
+        bm25s=not args.skip_bm25s,
+    )
     print(json.dumps(result, indent=2) if args.json else _report(result))
 
 
-def run(db: Path, chunks: int, dim: int, queries: int, *, clustered: bool) -> dict[str, Any]:
+def run(
+    db: Path, chunks: int, dim: int, queries: int, *, clustered: bool, bm25s: bool
+) -> dict[str, Any]:
     result: dict[str, Any] = {"chunks": chunks, "dim": dim, "db": str(db)}
     if not db.exists():
         result["ingest"] = _build(db, chunks, dim)
@@ -94,7 +105,7 @@ def run(db: Path, chunks: int, dim: int, queries: int, *, clustered: bool) -> di
     gc.collect()
     if clustered:
         result["ivf_clustered"] = _clustered_ivf(chunks, dim, queries)
-    result["bm25s"] = _bm25s(chunks, texts)
+    result["bm25s"] = _bm25s(chunks, texts) if bm25s else None
     return result
 
 
@@ -179,35 +190,44 @@ def _bandwidth_floor(chunks: int, dim: int) -> dict[str, float]:
 
 
 def _clustered_ivf(chunks: int, dim: int, queries: int) -> dict[str, Any]:
-    """IVF recall and speed on clustered vectors, like real embeddings (in memory)."""
+    """IVF recall and speed on clustered vectors (in memory), for several nprobe.
+
+    Unit vectors around 1,000 random centres, with noise about as long as the
+    centre itself, so that neighbourhoods overlap as they do in real embeddings.
+    """
     rng = np.random.default_rng(3)
     centres = _unit(rng.standard_normal((1000, dim), dtype=np.float32))
+
+    def around_centres(n: int) -> npt.NDArray[np.float32]:
+        noise = rng.standard_normal((n, dim), dtype=np.float32) / np.sqrt(dim)
+        return _unit(centres[rng.integers(1000, size=n)] + noise)
+
     matrix = np.empty((chunks, dim), dtype=np.float32)
     for start in range(0, chunks, 100_000):
-        n = min(100_000, chunks - start)
-        noise = rng.standard_normal((n, dim), dtype=np.float32) * 0.04
-        matrix[start : start + n] = _unit(centres[rng.integers(1000, size=n)] + noise)
-    asked = _unit(
-        centres[rng.integers(1000, size=queries)]
-        + rng.standard_normal((queries, dim), dtype=np.float32) * 0.04
-    )
+        matrix[start : start + 100_000] = around_centres(min(100_000, chunks - start))
+    asked = around_centres(queries)
     started = time.perf_counter()
     index = IVFIndex.build(matrix)
-    build_s = time.perf_counter() - started
-    nprobe = DEFAULT_NPROBE
-    exact = [search(matrix, q, 10)[0].tolist() for q in asked]
-    found = [search(matrix, q, 10, index.candidates(q, nprobe))[0].tolist() for q in asked]
-    return {
+    result: dict[str, Any] = {
         "lists": len(index.centroids),
-        "nprobe": nprobe,
-        "build_s": round(build_s, 1),
-        "recall@10": _recall(found, exact),
+        "build_s": round(time.perf_counter() - started, 1),
         "exact": latency_ms(lambda i: search(matrix, asked[i], 10), range(queries)),
-        "ivf": latency_ms(
-            lambda i: search(matrix, asked[i], 10, index.candidates(asked[i], nprobe)),
-            range(queries),
-        ),
     }
+
+    def probe(i: int, nprobe: int) -> list[int]:
+        rows: list[int] = search(matrix, asked[i], 10, index.candidates(asked[i], nprobe))[
+            0
+        ].tolist()
+        return rows
+
+    exact = [search(matrix, q, 10)[0].tolist() for q in asked]
+    for nprobe in (8, 16, DEFAULT_NPROBE, 64):
+        found = [probe(i, nprobe) for i in range(queries)]
+        result[f"nprobe={nprobe}"] = {
+            "recall@10": _recall(found, exact),
+            **latency_ms(partial(probe, nprobe=nprobe), range(queries)),
+        }
+    return result
 
 
 def _query_texts(store: SQLiteStore, count: int, rng: np.random.Generator) -> list[str]:
@@ -276,10 +296,12 @@ def _report(r: dict[str, Any]) -> str:
     if "ivf_clustered" in r:
         c = r["ivf_clustered"]
         lines.append(
-            f"IVF on clustered vectors: {c['lists']} lists, nprobe {c['nprobe']},"
-            f" build {c['build_s']} s, p50 {c['ivf']['p50_ms']} ms"
-            f" vs exact {c['exact']['p50_ms']} ms, recall@10 {c['recall@10']}"
+            f"IVF on clustered vectors: {c['lists']} lists built in {c['build_s']} s;"
+            f" exact p50 {c['exact']['p50_ms']} ms"
         )
+        for name, probe in c.items():
+            if name.startswith("nprobe="):
+                lines.append(f"  {name}: p50 {probe['p50_ms']} ms, recall@10 {probe['recall@10']}")
     lines.append(f"BM25 (FTS5): p50 {r['bm25']['p50_ms']} ms, p95 {r['bm25']['p95_ms']} ms")
     if r["bm25s"]:
         b = r["bm25s"]
