@@ -133,10 +133,11 @@ def _measure_memory(concurrent: int) -> dict[str, dict[str, float]]:
 
 
 def _markdown(report: Report) -> str:
+    rounds = len(report.timing[OURS].samples_us)
     lines = [
-        f"10 iterations per run (9 with one tool call, then the answer); time per iteration: "
-        f"median (interquartile range) over {len(report.timing[OURS].samples_us)} interleaved "
-        f"batches; memory: RSS growth per run with {report.concurrent:,} runs in flight.",
+        f"{ITERATIONS} iterations per run ({TOOL_CALLS} with one tool call, then the answer); "
+        f"time per iteration: median (interquartile range) over {rounds} interleaved batches; "
+        f"memory: RSS growth per run with {report.concurrent:,} runs in flight.",
         "",
         "| framework | version | µs per iteration | × docuchat | KiB per run in flight "
         "| × docuchat |",
@@ -153,7 +154,8 @@ def _markdown(report: Report) -> str:
     lines += [
         "",
         f"Goal: at least {GOAL:g}× less overhead per iteration than the fastest other framework: "
-        f"**{verdict}** ({report.goal_ratio:.1f}×). Python {report.python}.",
+        f"**{verdict}** ({report.goal_ratio:.1f}×). Python {report.python}. What each framework "
+        "does per iteration, and what this does not measure: bench/README.md.",
     ]
     return "\n".join(lines)
 
@@ -165,9 +167,9 @@ def _progress(message: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description="Agent-loop overhead per iteration and per run.")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    parser.add_argument("--repeats", type=int, default=15, help="interleaved rounds (default 15)")
+    parser.add_argument("--repeats", type=int, default=25, help="interleaved rounds (default 25)")
     parser.add_argument(
-        "--batch-seconds", type=float, default=0.3, help="time per framework per round"
+        "--batch-seconds", type=float, default=0.2, help="time per framework per round"
     )
     parser.add_argument(
         "--concurrent", type=int, default=1000, help="runs in flight for the memory measure"
