@@ -34,6 +34,12 @@ DOCS = {
         "The most popular product of the bakery is the cardamom bun.\n\n"
         "The bakery employs twelve people and opens at six in the morning."
     ),
+    "travel.md": (
+        "# Travel\n\n"
+        "Book hotels close to where you work, within these limits per night:\n\n"
+        "| Location | Limit per night |\n|---|---|\n| London | £160 |\n| Lisbon | €130 |\n\n"
+        "Stays above the limit need approval."
+    ),
     "garden.md": (
         "# The Walled Garden\n\n"
         "The walled garden covers two acres and holds more than three hundred varieties "

@@ -58,6 +58,13 @@ def test_abstains_when_the_documents_do_not_hold_the_answer(ask: Ask, question: 
     assert answer.citations == () and answer.verified_count == 0
 
 
+def test_a_list_s_introduction_is_quoted_with_the_item_asked_about(ask: Ask) -> None:
+    answer = ask("What is the hotel limit per night in Lisbon?")
+    assert "within these limits per night" in answer.answer
+    assert "“Lisbon | €130…”" in answer.answer and "London" not in answer.answer
+    assert answer.verified_count == 1
+
+
 def test_a_search_that_found_nothing_is_refined_with_other_words(
     ask: Ask,
 ) -> None:

@@ -113,6 +113,7 @@ _DIGIT = re.compile(r"\d")
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _POSSESSIVE = re.compile(r"['’]s?$")
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
+_LISTED = re.compile(r"[\d:|]")
 _SENTENCE_CLOSED = re.compile(r"[.!?…][\"'”’)\]]*$")
 _TYPE_CUES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     (
@@ -385,6 +386,10 @@ class _Sentence:
     """Stems of the neighbouring sentences of the same paragraph, not in this one."""
     vocabulary: frozenset[str]
     """Stems of every word, stopwords included, of this sentence and its neighbours."""
+    items: tuple[int, ...] = ()
+    """For a sentence that introduces a list or table: the ids of its items' sentences."""
+    id: int = 0
+    """The sentence's position among all those read."""
 
     @property
     def window(self) -> frozenset[str]:
@@ -392,36 +397,69 @@ class _Sentence:
 
 
 def _sentences(passages: Iterable[_Passage]) -> list[_Sentence]:
-    """Every sentence of the passages (best first), each knowing its paragraph neighbours."""
-    found = []
+    """Every sentence of the passages (best first), each knowing its neighbours: the sentences
+    next to it in its paragraph, and for a list or a table, with the sentence that introduces
+    it ("…within these limits:"), all of its items."""
+    found: list[_Sentence] = []
     for rank, passage in enumerate(passages):
-        for paragraph in _PARAGRAPH_BREAK.split(passage.text):
-            texts = [paragraph[s:e] for s, e in sentence_spans(paragraph)]
-            found += _neighbours(passage.n, rank, [t for t in texts if not _is_heading(t)])
+        texts: list[str] = []
+        groups: list[tuple[int, int]] = []  # per sentence: (its paragraph, its list or table)
+        for number, paragraph in enumerate(_PARAGRAPH_BREAK.split(passage.text)):
+            for start, end in sentence_spans(paragraph):
+                text = paragraph[start:end]
+                if _is_heading(text):
+                    continue
+                listed = bool(texts) and start == 0 and _continues(texts[-1], text)
+                groups.append((number, groups[-1][1] if listed else len(texts)))
+                texts.append(text)
+        found += _neighbours(passage.n, rank, texts, groups, len(found))
     return found
 
 
-def _neighbours(n: int, rank: int, texts: Sequence[str]) -> list[_Sentence]:
+def _continues(before: str, after: str) -> bool:
+    """A list or table runs on across paragraph breaks, from its introduction ("…:") to its
+    items, and from item to item (lines that do not end like a sentence)."""
+    item = not _SENTENCE_CLOSED.search(after) and not after.endswith(":")
+    return item and not _SENTENCE_CLOSED.search(before)
+
+
+def _neighbours(
+    n: int, rank: int, texts: Sequence[str], groups: Sequence[tuple[int, int]], first: int
+) -> list[_Sentence]:
     words = [_words(t) for t in texts]
     sequences = [_content(w) for w in words]
     stems = [frozenset(s) for s in sequences]
     every = [frozenset(stem(w) for w in ws) for ws in words]
     found = []
     for i, text in enumerate(texts):
-        around = [j for j in (i - 1, i + 1) if 0 <= j < len(texts)]
-        context = frozenset().union(*(stems[j] for j in around)) - stems[i]
-        vocabulary = every[i].union(*(every[j] for j in around))
+        paragraph, listing = groups[i]
+        around = {j for j in (i - 1, i + 1) if 0 <= j < len(texts) and groups[j][0] == paragraph}
+        members = {j for j, group in enumerate(groups) if group[1] == listing and j != i}
+        context = frozenset().union(*(stems[j] for j in around | members)) - stems[i]
+        vocabulary = every[i].union(*(every[j] for j in around | members))
+        items = tuple(sorted(first + j for j in members)) if listing == i else ()
         found.append(
             _Sentence(
-                n, rank, text, tuple(words[i]), tuple(sequences[i]), stems[i], context, vocabulary
+                n,
+                rank,
+                text,
+                tuple(words[i]),
+                tuple(sequences[i]),
+                stems[i],
+                context,
+                vocabulary,
+                items,
+                first + i,
             )
         )
     return found
 
 
 def _is_heading(text: str) -> bool:
-    """A short line without a full stop: a title, not a sentence to quote."""
-    return len(text.split()) < HEADING_WORDS and not _SENTENCE_CLOSED.search(text)
+    """A short line without a full stop, a number or a colon: a title, not a sentence to
+    quote (a list item or a table row usually has one of them)."""
+    short = len(text.split()) < HEADING_WORDS
+    return short and not _SENTENCE_CLOSED.search(text) and not _LISTED.search(text)
 
 
 def _term_weights(question: _Question, sentences: Sequence[_Sentence]) -> dict[str, float]:
@@ -503,7 +541,7 @@ def _doubt(s: _Sentence, q: _Question, names: frozenset[str], read: frozenset[st
     return (
         1.0 * bool(q.numbers - window)
         + 0.6 * bool(names - window)
-        + 0.5 * bool(names - s.stems)
+        + 0.3 * bool(names - s.stems)
         + 1.4 * (q.negated and not _negated(s.text))
         + 0.65 * bool(swapped)
         + 0.5 * bool(changed)
@@ -527,7 +565,7 @@ def _antonym_swapped(q: _Question, s: _Sentence) -> set[str]:
 
 
 def _substituted(q: _Question, s: _Sentence) -> set[str]:
-    """Question terms missing where the sentence has their neighbours one to three apart:
+    """Question terms missing where the sentence has other words between their neighbours:
     the question copies the sentence's phrase but changes a word of it."""
     position: dict[str, int] = {}
     for i, term in enumerate(s.sequence):
@@ -536,7 +574,7 @@ def _substituted(q: _Question, s: _Sentence) -> set[str]:
     changed = set()
     for i, term in enumerate(terms[1:-1], 1):
         before, after = position.get(terms[i - 1], -9), position.get(terms[i + 1], -9)
-        if term not in s.window and before >= 0 and 1 <= after - before <= 3:
+        if term not in s.window and before >= 0 and 2 <= after - before <= 3:
             changed.add(term)
     return changed
 
@@ -605,7 +643,7 @@ def _pick(
     if not question.wants_more:
         fitting = [s for s in close if len(best.words) + len(s.words) <= budget]
         elsewhere = [s for s in fitting if s.n != best.n]
-        return [best, *(elsewhere or fitting)[:1]]
+        return [best, *(_asked_item(best, ranked, question) or elsewhere or fitting)[:1]]
     chosen, used = [best], len(best.words)
     for other in close:
         fits = len(chosen) < LONG_ANSWER_SENTENCES and used + len(other.words) <= budget
@@ -615,15 +653,27 @@ def _pick(
     return chosen
 
 
+def _asked_item(
+    best: _Sentence, ranked: Sequence[_Sentence], question: _Question
+) -> list[_Sentence]:
+    """When the best sentence introduces a list or table, the item that names what the
+    question asks and the introduction does not ("London | £160" under "…these limits:")."""
+    items = [s for s in ranked if s.id in best.items]
+    missing = question.terms.keys() - best.stems
+    return [s for s in items if missing & s.stems][:1]
+
+
 def _overlap(a: _Sentence, b: _Sentence) -> bool:
     """The same sentence, also when read twice from overlapping passages (maybe cut short)."""
     return a.text in b.text or b.text in a.text
 
 
 def _quote(sentence: _Sentence) -> str:
+    """The sentence in quotes with its citation; one that does not end like a sentence (a
+    list's introduction, a table row) ends in "…", so that the next quote stays apart."""
     text = sentence.text.rstrip()
     if not _SENTENCE_CLOSED.search(text):
-        text += "…"
+        text = text.removesuffix(":") + "…"
     return f"“{text}” [{sentence.n}]"
 
 
