@@ -7,11 +7,15 @@ that is not one of the runtime's own prompts), the results of this turn's
 Each call decides one step from the transcript alone:
 
 1. search the question's key terms;
-2. if that found nothing, or nothing that holds two of the question's terms,
-   search once more with other words;
-3. open the most promising passages (up to three, in one response);
+2. search once more with other words if that found nothing (the question as
+   asked), or if no result shows the question's names and numbers (those
+   alone);
+3. open the most promising passages (up to three, in one response; the
+   runtime keeps only the last three opened in full);
 4. answer with the sentences of the opened passages that best answer the
-   question, quoted verbatim with their ``[N]``, or say "The documents do not
+   question (one or two, about 60 words at most, more when the question asks
+   for a list or a summary), quoted verbatim with their ``[N]`` after the
+   prefix "From the documents (extractive):", or say "The documents do not
    say." when the evidence is weak or contradicts the question.
 
 Without tools (forced synthesis, the pipeline's answer step) it answers from
@@ -20,12 +24,14 @@ conversation ("when was it built?") borrows the previous question's key terms.
 
 Sentences are ranked by a linear score of lexical features (weighted question
 term coverage in the sentence and its neighbours, whether it holds the kind of
-answer asked for, the rank of its passage, ...). The answer is withheld when
-the best sentence fails checks that mark a question the documents do not
-answer: a number or name of the question that the sentence does not mention, a
-negation it does not share, a word of the question swapped for its antonym or
-for another word inside an otherwise copied phrase. The weights were fitted on
-two SQuAD 2.0 articles and checked on a third (see the README's evaluation).
+answer asked for, the rank of its passage, ...); a list or table counts its
+introduction as context ("…these limits per night:" then "London | £160").
+The answer is withheld when the best sentence fails checks that mark a
+question the documents do not answer: a number or name of the question that
+it does not mention, a negation it does not share, a word of the question
+swapped for its antonym or for another word inside an otherwise copied phrase,
+a "who" question with the roles reversed. The weights were fitted on two SQuAD
+2.0 articles and checked on a third (see the README's evaluation).
 """
 
 from __future__ import annotations
@@ -612,7 +618,8 @@ def compose_answer(question: _Question, passages: Sequence[_Passage]) -> str:
         return ABSTAIN
     weights = _term_weights(question, sentences)
     names = _names(question, sentences)
-    ranked = sorted(sentences, key=lambda s: _relevance(s, question, weights, names), reverse=True)
+    scores = {s.id: _relevance(s, question, weights, names) for s in sentences}
+    ranked = sorted(sentences, key=lambda s: scores[s.id], reverse=True)
     best = ranked[0]
     own = [t for t, prior in question.terms.items() if prior == 1.0] or list(question.terms)
     if sum(t in best.window for t in own) < MIN_MATCHED_SHARE * len(own):
@@ -620,25 +627,21 @@ def compose_answer(question: _Question, passages: Sequence[_Passage]) -> str:
     read = frozenset().union(*(s.stems for s in sentences))
     if _doubt(best, question, names, read) >= DOUBT_THRESHOLD:
         return ABSTAIN
-    chosen = _pick(ranked, question, weights, names)
-    return PREFIX + " ".join(_quote(s) for s in chosen)
+    return PREFIX + " ".join(_quote(s) for s in _pick(ranked, scores, question))
 
 
 def _pick(
-    ranked: Sequence[_Sentence],
-    question: _Question,
-    weights: dict[str, float],
-    names: frozenset[str],
+    ranked: Sequence[_Sentence], scores: dict[int, float], question: _Question
 ) -> list[_Sentence]:
     """The best sentence, then runners-up that score nearly as well and fit the word budget;
-    for a short answer, the runner-up from another passage first (a second source)."""
-    score = {id(s): _relevance(s, question, weights, names) for s in ranked}
+    for a short answer, the item asked about when the best introduces a list, else the
+    runner-up from another passage first (a second source)."""
     best = ranked[0]
     budget = LONG_ANSWER_WORDS if question.wants_more else ANSWER_WORDS
     close = [
         s
         for s in ranked[1:]
-        if score[id(best)] - score[id(s)] <= RUNNER_UP_MARGIN and not _overlap(s, best)
+        if scores[best.id] - scores[s.id] <= RUNNER_UP_MARGIN and not _overlap(s, best)
     ]
     if not question.wants_more:
         fitting = [s for s in close if len(best.words) + len(s.words) <= budget]
