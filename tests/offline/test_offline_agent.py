@@ -58,6 +58,13 @@ def test_abstains_when_the_documents_do_not_hold_the_answer(ask: Ask, question: 
     assert answer.citations == () and answer.verified_count == 0
 
 
+def test_the_doubt_threshold_decides_between_abstaining_and_answering(ask: Ask) -> None:
+    question = "What is the least popular product of the bakery?"
+    assert ask(question).answer == ABSTAIN
+    lenient = ask(question, model=OfflineModel(doubt_threshold=10.0))
+    assert "cardamom bun" in lenient.answer and lenient.verified_count == 1
+
+
 def test_a_list_s_introduction_is_quoted_with_the_item_asked_about(ask: Ask) -> None:
     answer = ask("What is the hotel limit per night in Lisbon?")
     assert "within these limits per night" in answer.answer

@@ -530,11 +530,11 @@ def _holds_answer_type(s: _Sentence, q: _Question) -> bool:
 
 
 # ── doubts: signs that the best sentence does not answer this question ─────
-DOUBT_THRESHOLD = 0.5
+DOUBT_THRESHOLD = 0.5  # balances answers and abstentions on SQuAD 2.0 (README has the curve)
 
 
 def _doubt(s: _Sentence, q: _Question, names: frozenset[str], read: frozenset[str]) -> float:
-    """Weighted signs that the documents do not answer ``q``; abstain at DOUBT_THRESHOLD.
+    """Weighted signs that the documents do not answer ``q``; abstain at the threshold.
 
     Question words found in nothing that was read (``read``: its stems), and not
     explained as a swapped word, lower the doubt: the question is merely worded
@@ -611,7 +611,9 @@ def _roles_reversed(q: _Question, s: _Sentence, names: frozenset[str]) -> bool:
 
 
 # ── the answer ──────────────────────────────────────────────────────────────
-def compose_answer(question: _Question, passages: Sequence[_Passage]) -> str:
+def compose_answer(
+    question: _Question, passages: Sequence[_Passage], threshold: float = DOUBT_THRESHOLD
+) -> str:
     """Quoted best sentences with their citations, or the abstention."""
     sentences = _sentences(passages)
     if not sentences or not question.terms:
@@ -625,7 +627,7 @@ def compose_answer(question: _Question, passages: Sequence[_Passage]) -> str:
     if sum(t in best.window for t in own) < MIN_MATCHED_SHARE * len(own):
         return ABSTAIN  # nothing read is about the question
     read = frozenset().union(*(s.stems for s in sentences))
-    if _doubt(best, question, names, read) >= DOUBT_THRESHOLD:
+    if _doubt(best, question, names, read) >= threshold:
         return ABSTAIN
     return PREFIX + " ".join(_quote(s) for s in _pick(ranked, scores, question))
 
@@ -686,8 +688,16 @@ class OfflineModel:
 
     name = "offline"
 
-    def __init__(self, *, max_tool_calls: int = 5, max_iterations: int = 5) -> None:
+    def __init__(
+        self,
+        *,
+        max_tool_calls: int = 5,
+        max_iterations: int = 5,
+        doubt_threshold: float = DOUBT_THRESHOLD,
+    ) -> None:
+        """``doubt_threshold``: lower abstains more often, higher answers more often."""
         self.budget = _Budget(max_tool_calls, max_iterations)
+        self.doubt_threshold = doubt_threshold
         self._estimator = TokenEstimator()
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
@@ -715,7 +725,7 @@ class OfflineModel:
             planned = _plan(turn, question, self.budget)
             if planned:
                 return _tool_calls(planned, turn)
-        text = compose_answer(question, turn.reading_order())
+        text = compose_answer(question, turn.reading_order(), self.doubt_threshold)
         return ModelResponse(text=text, finish_reason="stop")
 
 
