@@ -61,7 +61,12 @@ from docuchat.models.base import (
     UserMessage,
 )
 from docuchat.models.base import TextDelta as ModelTextDelta
-from docuchat.models.tokens import TokenEstimator
+from docuchat.models.tokens import (
+    PROSE_CHARS_PER_TOKEN,
+    TokenEstimator,
+    message_tokens,
+    tools_tokens,
+)
 
 T = TypeVar("T")
 Phase = Literal["before_model_call", "model_call", "before_tool", "tool_execution", "synthesis"]
@@ -88,6 +93,16 @@ class _Stop:
 
 
 _Step = _Final | _Retry | _Stop | None  # None: run another iteration
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """A validated tool call waiting to run."""
+
+    index: int
+    tool: Tool
+    args: dict[str, Any]
+    key: str
 
 
 class _Interrupted(Exception):
@@ -135,6 +150,10 @@ class Agent(Generic[T]):
             if output.reflection is not None:
                 specs.append(SUBMIT_TOOL)
         self.specs: tuple[ToolSpec, ...] = tuple(specs)
+        self.limits_dict = self.limits.as_dict()
+        system = len(system_prompt) / PROSE_CHARS_PER_TOKEN
+        # Fixed-ratio tokens of what every request repeats: the system prompt (and the tools).
+        self.base_tokens = {"step": system + tools_tokens(self.specs), "synthesis": system}
 
     async def run(
         self,
@@ -236,6 +255,7 @@ class _Run:
         self.pending_output: Any = None  # reflection mode: the last output shown to the model
         self.streaming = False
         self.keep_last = {t.name: t.keep_last for t in agent.tools.values() if t.keep_last}
+        self._sizes: dict[int, tuple[Message, float]] = {}  # id -> (message, fixed-ratio tokens)
 
     # ── top level ───────────────────────────────────────────────────────────
     async def execute(self, *, stream: bool) -> RunResult:
@@ -247,7 +267,7 @@ class _Run:
                 input=self.input,
                 model=getattr(self.agent.model, "name", type(self.agent.model).__name__),
                 tools=tuple(tool_names),
-                limits=self.limits.as_dict(),
+                limits=self.agent.limits_dict,
             )
         )
         try:
@@ -339,7 +359,7 @@ class _Run:
                 )
         if self.limits.context_window is not None:
             self._fit_context()
-            left = self.limits.context_window - self.estimator.estimate(self._request())
+            left = self.limits.context_window - self._estimate()
             if left < self.limits.min_round_budget:
                 return self._limit("token_budget", f"{left} tokens left in the context window")
         return None
@@ -399,16 +419,14 @@ class _Run:
     def _fit_context(self) -> None:
         window = self.limits.context_window
         assert window is not None
-        before = self.estimator.estimate(self._request())
+        before = self._estimate()
         if before <= window:
             return
         evicted = evict_oldest(
-            self.messages,
-            lambda _m: self.estimator.estimate(self._request()) <= window,
-            self._summarize,
+            self.messages, lambda _m: self._estimate() <= window, self._summarize
         )
         if evicted:
-            after = self.estimator.estimate(self._request())
+            after = self._estimate()
             self.emit(
                 ContextEvicted(
                     run_id=self.id,
@@ -419,10 +437,24 @@ class _Run:
                 )
             )
 
+    def _fixed_tokens(self, purpose: Literal["step", "synthesis"]) -> float:
+        """Fixed-ratio tokens of the next request; each message is measured once."""
+        total = self.agent.base_tokens[purpose]
+        for message in self.messages:
+            known = self._sizes.get(id(message))
+            if known is None or known[0] is not message:
+                known = self._sizes[id(message)] = (message, message_tokens(message))
+            total += known[1]
+        return total
+
+    def _estimate(self, purpose: Literal["step", "synthesis"] = "step") -> int:
+        return self.estimator.calibrated(self._fixed_tokens(purpose))
+
     # ── the model ───────────────────────────────────────────────────────────
     async def _call_model(
         self, request: ModelRequest, purpose: Literal["step", "synthesis"]
     ) -> ModelResponse:
+        fixed = self._fixed_tokens(purpose)
         self.emit(
             ModelRequested(
                 run_id=self.id,
@@ -430,7 +462,7 @@ class _Run:
                 iteration=self.iteration,
                 purpose=purpose,
                 message_count=len(request.messages),
-                estimated_input_tokens=self.estimator.estimate(request),
+                estimated_input_tokens=self.estimator.calibrated(fixed),
             )
         )
         started = time.perf_counter()
@@ -442,7 +474,7 @@ class _Run:
         latency = (time.perf_counter() - started) * 1000
         usage = response.usage
         if self.calibrate and usage is not None:
-            self.estimator.observe(request, usage.input_tokens)
+            self.estimator.observe_fixed(fixed, usage.input_tokens)
         self.usage.model_calls.append(
             ModelCall(
                 self.attempt,
@@ -517,7 +549,7 @@ class _Run:
     async def _run_tools(self, calls: Sequence[ToolCall]) -> _Step:
         """Execute one response's calls; append their results in call order."""
         results: list[ToolResult | None] = [None] * len(calls)
-        jobs: list[tuple[int, Tool, dict[str, Any]]] = []
+        jobs: list[_Job] = []
         step: _Step = None
         output = self.agent.output
         over_limit = False
@@ -527,7 +559,7 @@ class _Run:
                     run_id=self.id,
                     call_id=call.id,
                     name=call.name,
-                    input=dict(call.arguments),
+                    input=call.arguments,
                     iteration=self.iteration,
                 )
             )
@@ -562,7 +594,7 @@ class _Run:
             self.tool_calls += 1
             self.usage.tool_calls += 1
             try:
-                jobs.append((index, tool, tool.validate(call.arguments)))
+                jobs.append(_Job(index, tool, tool.validate(call.arguments), key))
             except InvalidArguments as exc:
                 results[index] = self._finished(
                     call, _error(call, str(exc)), 0.0, code="INVALID_ARGUMENTS"
@@ -597,38 +629,40 @@ class _Run:
     async def _execute(
         self,
         calls: Sequence[ToolCall],
-        jobs: list[tuple[int, Tool, dict[str, Any]]],
+        jobs: list[_Job],
         results: list[ToolResult | None],
     ) -> None:
-        async def one(index: int, tool: Tool, args: dict[str, Any]) -> None:
-            call = calls[index]
+        async def one(job: _Job) -> None:
+            call, tool = calls[job.index], job.tool
             started = time.perf_counter()
             code: str | None = None
             timeout = tool.timeout or self.limits.tool_timeout
             try:
-                value = await asyncio.wait_for(tool.invoke(args, self.ctx), timeout)
+                async with asyncio.timeout(timeout):
+                    value = await tool.invoke(job.args, self.ctx)
                 content = _cap(format_output(value), tool.max_output_chars, self.limits)
                 result = ToolResult(call.id, call.name, content)
-                self.seen[_call_key(call)] = content
+                self.seen[job.key] = content
             except TimeoutError:
                 code = "TOOL_TIMEOUT"
                 result = _error(call, f"Tool {call.name!r} timed out after {timeout:g}s.")
             except Exception as exc:
                 code = "TOOL_EXCEPTION"
                 result = _error(call, f"Tool {call.name!r} failed: {type(exc).__name__}: {exc}")
-            results[index] = self._finished(
+            results[job.index] = self._finished(
                 call, result, (time.perf_counter() - started) * 1000, code=code
             )
 
         try:
             self._check_interrupt("before_tool")
-            tasks = [asyncio.ensure_future(one(i, t, a)) for i, t, a in jobs]
-            await self._guard(asyncio.gather(*tasks), "tool_execution")
+            # One call needs no task of its own; several run concurrently.
+            work = one(jobs[0]) if len(jobs) == 1 else asyncio.gather(*map(one, jobs))
+            await self._guard(work, "tool_execution")
         except _Interrupted:
-            for index, _tool, _args in jobs:
-                if results[index] is None:
-                    call = calls[index]
-                    results[index] = self._finished(
+            for job in jobs:
+                if results[job.index] is None:
+                    call = calls[job.index]
+                    results[job.index] = self._finished(
                         call,
                         _error(call, "Not completed: the run was stopped."),
                         0.0,
@@ -652,7 +686,7 @@ class _Run:
                 run_id=self.id,
                 call_id=call.id,
                 name=call.name,
-                input=dict(call.arguments),
+                input=call.arguments,
                 output=result.content,
                 output_summary=_summary(tool, result.content),
                 ok=not result.is_error,

@@ -19,9 +19,16 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from typing import Any
 
-from docuchat.models.base import AssistantMessage, ModelRequest, ToolResultsMessage, UserMessage
+from docuchat.models.base import (
+    AssistantMessage,
+    Message,
+    ModelRequest,
+    ToolSpec,
+    UserMessage,
+)
 
 PROSE_CHARS_PER_TOKEN = 3.2
 JSON_CHARS_PER_TOKEN = 2.8
@@ -32,28 +39,37 @@ def _json_chars(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
 
+def message_tokens(message: Message) -> float:
+    """Fixed-ratio tokens of one message: prose for text, JSON for tool calls and results."""
+    if isinstance(message, UserMessage):
+        return len(message.content) / PROSE_CHARS_PER_TOKEN
+    if isinstance(message, AssistantMessage):
+        structured = 0
+        for call in message.tool_calls:
+            arguments = call.raw_arguments
+            structured += len(call.name) + (
+                len(arguments) if arguments is not None else _json_chars(call.arguments)
+            )
+        return len(message.text) / PROSE_CHARS_PER_TOKEN + structured / JSON_CHARS_PER_TOKEN
+    return sum(len(r.content) for r in message.results) / JSON_CHARS_PER_TOKEN
+
+
+def tools_tokens(tools: Iterable[ToolSpec]) -> float:
+    """Fixed-ratio tokens of tool definitions (JSON)."""
+    return sum(
+        _json_chars({"name": t.name, "description": t.description, "parameters": t.parameters})
+        for t in tools
+    ) / JSON_CHARS_PER_TOKEN
+
+
 def fixed_ratio_estimate(request: ModelRequest) -> float:
     """Tokens of ``request`` by the fixed chars-per-token ratios alone (uncalibrated)."""
-    prose = len(request.system)
-    structured = 0
-    for message in request.messages:
-        if isinstance(message, UserMessage):
-            prose += len(message.content)
-        elif isinstance(message, AssistantMessage):
-            prose += len(message.text)
-            for call in message.tool_calls:
-                arguments = call.raw_arguments
-                structured += len(call.name) + (
-                    len(arguments) if arguments is not None else _json_chars(call.arguments)
-                )
-        elif isinstance(message, ToolResultsMessage):
-            structured += sum(len(result.content) for result in message.results)
-    if request.tool_choice != "none":
-        structured += sum(
-            _json_chars({"name": t.name, "description": t.description, "parameters": t.parameters})
-            for t in request.tools
-        )
-    return prose / PROSE_CHARS_PER_TOKEN + structured / JSON_CHARS_PER_TOKEN
+    tools = tools_tokens(request.tools) if request.tool_choice != "none" else 0.0
+    return (
+        len(request.system) / PROSE_CHARS_PER_TOKEN
+        + sum(message_tokens(m) for m in request.messages)
+        + tools
+    )
 
 
 class TokenEstimator:
@@ -83,13 +99,21 @@ class TokenEstimator:
 
     def estimate(self, request: ModelRequest) -> int:
         """Calibrated input tokens of ``request`` (rounded up, never negative)."""
-        return max(0, math.ceil(self.overhead + self.scale * fixed_ratio_estimate(request)))
+        return self.calibrated(fixed_ratio_estimate(request))
+
+    def calibrated(self, fixed: float) -> int:
+        """Calibrated tokens for a fixed-ratio estimate (for callers that keep running totals)."""
+        return max(0, math.ceil(self.overhead + self.scale * fixed))
 
     def observe(self, request: ModelRequest, reported_input_tokens: int) -> None:
         """Learn from the input tokens reported for ``request`` (reports of 0 are ignored)."""
+        self.observe_fixed(fixed_ratio_estimate(request), reported_input_tokens)
+
+    def observe_fixed(self, fixed: float, reported_input_tokens: int) -> None:
+        """``observe`` for a request whose fixed-ratio estimate is already known."""
         if reported_input_tokens <= 0:
             return
-        x, y = fixed_ratio_estimate(request), float(reported_input_tokens)
+        x, y = fixed, float(reported_input_tokens)
         d = self._decay
         self._weight = d * self._weight + 1
         self._sx = d * self._sx + x
@@ -114,4 +138,6 @@ __all__ = [
     "PROSE_CHARS_PER_TOKEN",
     "TokenEstimator",
     "fixed_ratio_estimate",
+    "message_tokens",
+    "tools_tokens",
 ]
