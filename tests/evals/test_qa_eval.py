@@ -100,7 +100,7 @@ def test_json_report_has_the_issue_shape_and_hand_checked_scores(squad_file: Pat
     assert list(answerable) == ["n", "answer_match", "citation_match", "f1", "answer_words"]
     assert answerable["n"] == 4
     assert answerable["answer_match"] == 1.0
-    assert answerable["citation_match"] == 0.75
+    assert answerable["citation_match"] == 1.0
     assert answerable["f1"] == pytest.approx(EXPECTED_F1, abs=1e-4)
     assert answerable["answer_words"] == (14 + 11 + 12 + 28) / 4
     assert scores["unanswerable"] == {"n": 2, "abstained": 0.5}

@@ -91,3 +91,21 @@ def test_a_blank_line_ends_a_sentence_so_headings_stand_alone() -> None:
         "Full-time employees get 27 days.",
         "Part-time staff pro rata",
     ]
+
+
+def test_an_abstention_is_not_flagged_as_an_unsupported_claim() -> None:
+    result = verify(
+        "The documents do not say who designed the bridge. I could not find the architect's name.",
+        _registry(),
+    )
+    assert result.unsupported_claims == ()
+
+
+def test_a_passage_cited_twice_is_reported_with_its_best_supported_sentence() -> None:
+    result = verify(
+        "Bridges are often painted red in winter [1]. It carries eight lanes of traffic [1].",
+        _registry(_chunk()),
+    )
+    (citation,) = result.citations
+    assert citation.verified and citation.quote == "It carries eight lanes of traffic."
+    assert result.unsupported_claims == ("Bridges are often painted red in winter.",)

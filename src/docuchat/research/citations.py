@@ -10,7 +10,8 @@ After the run, each ``[N]`` in the answer is resolved:
   quote is the passage sentence that best matches that claim, with its exact
   character span in the document;
 - a sentence that makes a claim (``MIN_CLAIM_TERMS`` content terms or more)
-  with no verified citation is flagged.
+  with no verified citation is flagged, unless it says that the documents do
+  not hold something (an abstention is not a claim).
 
 The threshold is calibrated on SQuAD 2.0 dev (see ``bench/calibrate_support.py``
 and the README): answer-bearing sentences against their own paragraph versus
@@ -30,6 +31,13 @@ SUPPORT_THRESHOLD = 0.6
 MIN_CLAIM_TERMS = 3
 
 _MARKER = re.compile(r"\s*\[(\d+(?:\s*,\s*\d+)*)\]")
+# Saying that something is not there is not a claim about the documents' content.
+_ABSTENTION = re.compile(
+    r"^(?:the |these |your )?(?:documents?|sources?|passages?|files?) (?:do|does|did) not"
+    r"|^(?:i )?(?:could|can|was unable to|am unable to)(?:not| not)? (?:find|complete|answer)"
+    r"|^not processed|^no (?:document|passage|source)s? ",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,9 +123,17 @@ def verify(answer: str, registry: CitationRegistry) -> Verification:
             citation = _check(n, claim, registry.passages[n])
             supported_here |= citation.verified
             previous = found.get(n)
-            if previous is None or (citation.verified and not previous.verified):
+            # A passage cited by several sentences is reported with its best-supported one.
+            if previous is None or (citation.verified, citation.support) > (
+                previous.verified,
+                previous.support,
+            ):
                 found[n] = citation
-        if not supported_here and len(content_terms(claim)) >= MIN_CLAIM_TERMS:
+        if (
+            not supported_here
+            and len(content_terms(claim)) >= MIN_CLAIM_TERMS
+            and not _ABSTENTION.match(claim)
+        ):
             unsupported.append(claim)
         kept_sentences.append(_strip_markers(sentence, unknown) if unknown else sentence)
     cleaned = _rejoin(answer, kept_sentences) if removed else answer
