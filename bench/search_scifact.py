@@ -7,7 +7,9 @@ embeds them, then measures for BM25, dense and hybrid search:
   (the goal excludes query embedding): ``rank`` gives ids, fused scores and
   ranks; ``search`` adds reading the chunks back and highlighted snippets;
 - retrieval quality on the 300 test queries: nDCG@10, recall@10, recall@100,
-  MRR@10 (documents ranked by their best chunk).
+  MRR@10 (documents ranked by their best chunk);
+- recall@10 of the approximate (IVF) vector index against exact search, for
+  several nprobe (of about sqrt(chunks) lists).
 
 The default embedder is the hashing one at 384 dimensions: latency does not
 depend on where vectors come from, but only a real model (``minilm-onnx``)
@@ -29,7 +31,7 @@ from docuchat.corpus.ingest import embed_pending
 from docuchat.embeddings import get_embedder
 from docuchat.evals.beir import evaluate, load_beir
 from docuchat.search import HybridConfig, HybridSearcher, Mode, RankedChunk, SearchResult
-from docuchat.store import SQLiteStore
+from docuchat.store import SQLiteStore, Vector
 from search_common import index_beir, latency_ms
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "scifact"
@@ -89,11 +91,30 @@ def run(data: Path, embedder_spec: str, chunk_size: int, repeat: int) -> dict[st
                 "rank_k10": latency_ms(partial(rank, mode=mode, k=10), inputs, repeat),
                 "search_k10": latency_ms(partial(search, mode=mode), inputs, repeat),
             }
+        result["ivf_recall@10"] = _ivf_recall(store.path, embedder.name, vectors)
         store.close()
     result["bm25s"] = _bm25s(
         dataset, [text for _, text in queries], [qid for qid, _ in queries], repeat
     )
     return result
+
+
+def _ivf_recall(path: Path, model: str, vectors: Vector) -> dict[str, float]:
+    """Recall@10 of the IVF index against exact search, on these vectors and queries."""
+    store = SQLiteStore(path, approximate_min_vectors=0)
+    exact = [{h.chunk_id for h in store.search_vectors(OWNER, model, v)} for v in vectors]
+    recall = {}
+    for nprobe in (1, 2, 4, 8, 16):
+        store.nprobe = nprobe
+        found = [
+            {h.chunk_id for h in store.search_vectors(OWNER, model, v, approximate=True)}
+            for v in vectors
+        ]
+        recall[f"nprobe={nprobe}"] = round(
+            sum(len(f & e) / 10 for f, e in zip(found, exact, strict=True)) / len(exact), 3
+        )
+    store.close()
+    return recall
 
 
 def _bm25s(dataset: Any, texts: list[str], qids: list[str], repeat: int) -> dict[str, Any] | None:
@@ -150,6 +171,8 @@ def _table(result: dict[str, Any]) -> str:
             f"| {name} | {m['ndcg@10']:.3f} | {m['recall@10']:.3f} | {m['recall@100']:.3f}"
             f" | {m['mrr@10']:.3f} | {_latency(ranked)} | {_latency(searched)} |"
         )
+    recall = ", ".join(f"{name} {value}" for name, value in result["ivf_recall@10"].items())
+    lines += ["", f"IVF recall@10 against exact search: {recall}"]
     return "\n".join(lines)
 
 

@@ -66,13 +66,23 @@ class _OwnerVectors:
 
 
 class SQLiteStore:
-    """The default store. Safe to share between threads (calls are serialised)."""
+    """The default store. Safe to share between threads (calls are serialised).
+
+    ``nprobe`` and ``approximate_min_vectors`` tune approximate vector search;
+    ``cached_matrices`` bounds how many (owner, model) matrices stay in memory.
+    """
 
     def __init__(
-        self, path: str | Path, *, nprobe: int = DEFAULT_NPROBE, cached_matrices: int = 4
+        self,
+        path: str | Path,
+        *,
+        nprobe: int = DEFAULT_NPROBE,
+        approximate_min_vectors: int = APPROXIMATE_MIN_VECTORS,
+        cached_matrices: int = 4,
     ) -> None:
         self.path = Path(path)
         self.nprobe = nprobe
+        self.approximate_min_vectors = approximate_min_vectors
         self._cached_matrices = cached_matrices
         self._vectors: OrderedDict[tuple[str, str], _OwnerVectors] = OrderedDict()
         self._lock = threading.RLock()
@@ -253,7 +263,7 @@ class SQLiteStore:
                 f" {vectors.matrix.shape[1]}"
             )
         rows = None if allowed is None else np.flatnonzero(np.isin(vectors.doc_keys, allowed))
-        if approximate and len(vectors.chunk_keys) >= APPROXIMATE_MIN_VECTORS:
+        if approximate and len(vectors.chunk_keys) >= self.approximate_min_vectors:
             candidates = self._ivf(vectors).candidates(query, self.nprobe)
             rows = candidates if rows is None else np.intersect1d(candidates, rows)
         positions, scores = vector_index.search(vectors.matrix, query, k, rows)
