@@ -33,7 +33,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 unit: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -q
 
 ## Things outside PyPI the tests use: Debian's Chromium (browser tests, needs root for
 ## apt-get) and the MCP reference server (npm).
