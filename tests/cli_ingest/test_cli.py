@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -135,3 +138,41 @@ def test_bad_embedder_or_database_fail_cleanly_before_writing(
     not_a_db.write_text("not a database " * 100)
     broken = run("docs", "list", "--db", str(not_a_db))
     assert broken.exit_code == 1 and "cannot open the database" in broken.output
+
+
+class _RefusingEmbeddings(BaseHTTPRequestHandler):
+    """An OpenAI-compatible endpoint that refuses every request with a 400."""
+
+    def do_POST(self) -> None:
+        body = json.dumps({"error": {"message": "model 'nope' does not exist"}}).encode()
+        self.send_response(400)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def refusing_endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _RefusingEmbeddings)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{server.server_port}/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    yield
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.usefixtures("refusing_endpoint")
+def test_an_embedding_failure_keeps_the_text_searchable(good_folder: Path, db: str) -> None:
+    result = run("ingest", str(good_folder), "--db", db, "--embedder", "openai:nope", "--json")
+    summary = json.loads(result.stdout)
+
+    assert result.exit_code == 1
+    assert summary["added"] == 4 and summary["embedded"] == 0
+    assert "HTTP 400" in summary["embedding_error"]
+    found = run_json("search", "glaciers", "--db", db, "--mode", "bm25")["results"]
+    assert found[0]["title"] == "Field notes"
