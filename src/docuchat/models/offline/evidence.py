@@ -1,0 +1,195 @@
+"""The sentences of the opened passages, ranked by how likely each answers the question.
+
+Each sentence knows its neighbours: the sentences next to it in its paragraph,
+and for a list or a table, the sentence that introduces it ("…within these
+limits:") and all of its items. The rank is a linear score of lexical features
+fitted on SQuAD 2.0 (see the README's evaluation).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+from docuchat.models.offline.question import Question
+from docuchat.models.offline.transcript import Passage
+from docuchat.models.offline.words import (
+    DIGIT,
+    MONTHS,
+    NUMBER_WORDS,
+    TOKEN,
+    YEAR,
+    capitalised,
+    content,
+    fold,
+    words,
+)
+from docuchat.research.text import sentence_spans, stem
+
+HEADING_WORDS = 8
+SENTENCE_CLOSED = re.compile(r"[.!?…][\"'”’)\]]*$")
+_PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
+_LISTED = re.compile(r"[\d:|]")
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    n: int
+    rank: int
+    """The passage's position among those read (0 for the first opened)."""
+    text: str
+    words: tuple[str, ...]
+    sequence: tuple[str, ...]
+    stems: frozenset[str]
+    context: frozenset[str]
+    """Stems of the neighbouring sentences of the same paragraph, not in this one."""
+    vocabulary: frozenset[str]
+    """Stems of every word, stopwords included, of this sentence and its neighbours."""
+    items: tuple[int, ...] = ()
+    """For a sentence that introduces a list or table: the ids of its items' sentences."""
+    id: int = 0
+    """The sentence's position among all those read."""
+
+    @property
+    def window(self) -> frozenset[str]:
+        return self.stems | self.context
+
+
+def sentences(passages: Iterable[Passage]) -> list[Sentence]:
+    """Every sentence of the passages, best passage first, each knowing its neighbours."""
+    found: list[Sentence] = []
+    for rank, passage in enumerate(passages):
+        texts: list[str] = []
+        groups: list[tuple[int, int]] = []  # per sentence: (its paragraph, its list or table)
+        for number, paragraph in enumerate(_PARAGRAPH_BREAK.split(passage.text)):
+            for start, end in sentence_spans(paragraph):
+                text = paragraph[start:end]
+                if _is_heading(text):
+                    continue
+                listed = bool(texts) and start == 0 and _continues(texts[-1], text)
+                groups.append((number, groups[-1][1] if listed else len(texts)))
+                texts.append(text)
+        found += _neighbours(passage.n, rank, texts, groups, len(found))
+    return found
+
+
+def _continues(before: str, after: str) -> bool:
+    """A list or table runs on across paragraph breaks, from its introduction ("…:") to its
+    items, and from item to item (lines that do not end like a sentence)."""
+    item = not SENTENCE_CLOSED.search(after) and not after.endswith(":")
+    return item and not SENTENCE_CLOSED.search(before)
+
+
+def _neighbours(
+    n: int, rank: int, texts: Sequence[str], groups: Sequence[tuple[int, int]], first: int
+) -> list[Sentence]:
+    said = [words(t) for t in texts]
+    sequences = [content(w) for w in said]
+    stem_sets = [frozenset(s) for s in sequences]
+    every = [frozenset(stem(w) for w in ws) for ws in said]
+    found = []
+    for i, text in enumerate(texts):
+        paragraph, listing = groups[i]
+        around = {j for j in (i - 1, i + 1) if 0 <= j < len(texts) and groups[j][0] == paragraph}
+        members = {j for j, group in enumerate(groups) if group[1] == listing and j != i}
+        context = frozenset().union(*(stem_sets[j] for j in around | members)) - stem_sets[i]
+        vocabulary = every[i].union(*(every[j] for j in around | members))
+        items = tuple(sorted(first + j for j in members)) if listing == i else ()
+        found.append(
+            Sentence(
+                n,
+                rank,
+                text,
+                tuple(said[i]),
+                tuple(sequences[i]),
+                stem_sets[i],
+                context,
+                vocabulary,
+                items,
+                first + i,
+            )
+        )
+    return found
+
+
+def _is_heading(text: str) -> bool:
+    """A short line without a full stop, a number or a colon: a title, not a sentence to
+    quote (a list item or a table row usually has one of them)."""
+    short = len(text.split()) < HEADING_WORDS
+    return short and not SENTENCE_CLOSED.search(text) and not _LISTED.search(text)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """The question against everything read: term weights and the names it uses."""
+
+    question: Question
+    sentences: list[Sentence]
+    weights: dict[str, float]
+    """The question's prior weights times inverse sentence frequency among what was read."""
+    names: frozenset[str]
+    """Capitalised question words that the passages never use in lower case."""
+    read: frozenset[str]
+    """Stems of everything read."""
+
+
+def read(question: Question, found: list[Sentence]) -> Reading:
+    total = len(found)
+    weights = {}
+    for term, prior in question.terms.items():
+        df = sum(1 for s in found if term in s.stems)
+        weights[term] = prior * math.log(1 + (total - df + 0.5) / (df + 0.5))
+    lower = {stem(t) for s in found for t in TOKEN.findall(fold(s.text)) if t.islower()}
+    return Reading(
+        question,
+        found,
+        weights,
+        question.capitalised - lower,
+        frozenset().union(*(s.stems for s in found)),
+    )
+
+
+def relevance(s: Sentence, reading: Reading) -> float:
+    """How likely ``s`` holds the answer: a linear score fitted on SQuAD (see module doc)."""
+    q, weights = reading.question, reading.weights
+    total = sum(weights.values()) or 1.0
+    inside = sum(w for t, w in weights.items() if t in s.stems) / total
+    around = sum(w for t, w in weights.items() if t in s.context) / total
+    share = len(q.terms.keys() & s.stems) / len(q.terms)
+    bigrams = bigram_share(q.sequence, s.sequence)
+    typed = 0.0 if q.answer_type is None else (1.0 if holds_answer_type(s, q) else -1.0)
+    novel = len(s.stems - q.terms.keys())
+    return (
+        2.9 * inside
+        + 1.2 * around
+        + 2.6 * share
+        + 0.4 * bigrams
+        + 0.8 * typed
+        + 1.1 / (1 + s.rank)
+        + 0.6 * math.log1p(len(s.words))
+        - 0.4 * math.log1p(novel)
+        - 0.5 * bool(reading.names - s.window)
+    )
+
+
+def bigram_share(question: Sequence[str], sentence: Sequence[str]) -> float:
+    """Share of the question's term pairs that the sentence has side by side (or one apart)."""
+    asked = set(pairwise(question))
+    if not asked:
+        return 0.0
+    near = set(pairwise(sentence)) | set(zip(sentence, sentence[2:], strict=False))
+    return len(asked & near) / len(asked)
+
+
+def holds_answer_type(s: Sentence, q: Question) -> bool:
+    """The sentence holds a date, number or name that the question does not already give."""
+    asked = set(q.words)
+    new = [w for w in s.words if w not in asked]
+    if q.answer_type == "date":
+        return any(YEAR.match(w) or w in MONTHS or w in ("century", "centuries") for w in new)
+    if q.answer_type == "number":
+        return any(DIGIT.search(w) or w in NUMBER_WORDS for w in new)
+    return any(t not in asked for t in capitalised(s.text))

@@ -1,0 +1,90 @@
+"""The offline model itself: one step of the research protocol per call, from the request."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import AsyncIterator
+
+from docuchat.models.base import (
+    ModelRequest,
+    ModelResponse,
+    StreamItem,
+    TextDelta,
+    TokenUsage,
+    ToolCall,
+)
+from docuchat.models.offline.answer import compose_answer
+from docuchat.models.offline.doubts import DOUBT_THRESHOLD
+from docuchat.models.offline.planning import Budget, Call, plan
+from docuchat.models.offline.question import analyse
+from docuchat.models.offline.transcript import OPEN, SEARCH, Turn, read_turn
+from docuchat.models.tokens import JSON_CHARS_PER_TOKEN, PROSE_CHARS_PER_TOKEN, TokenEstimator
+
+
+class OfflineModel:
+    """Plans searches, opens passages and answers by quoting them: no network, no weights."""
+
+    name = "offline"
+
+    def __init__(
+        self,
+        *,
+        max_tool_calls: int = 5,
+        max_iterations: int = 5,
+        doubt_threshold: float = DOUBT_THRESHOLD,
+    ) -> None:
+        """``doubt_threshold``: lower abstains more often, higher answers more often."""
+        self.budget = Budget(max_tool_calls, max_iterations)
+        self.doubt_threshold = doubt_threshold
+        self._estimator = TokenEstimator()
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        response = self._respond(request)
+        usage = TokenUsage(self._estimator.estimate(request), _output_tokens(response))
+        return ModelResponse(
+            text=response.text,
+            tool_calls=response.tool_calls,
+            usage=usage,
+            finish_reason=response.finish_reason,
+            model=self.name,
+        )
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
+        response = await self.complete(request)
+        for piece in re.findall(r"\S+\s*|\s+", response.text):
+            yield TextDelta(piece)
+        yield response
+
+    def _respond(self, request: ModelRequest) -> ModelResponse:
+        turn = read_turn(request.messages)
+        question = analyse(turn.question, turn.earlier_questions)
+        offered = {t.name for t in request.tools} if request.tool_choice != "none" else set()
+        if {SEARCH, OPEN} <= offered:
+            planned = plan(turn, question, self.budget)
+            if planned:
+                return _tool_calls(planned, turn)
+        text = compose_answer(question, turn.reading_order(), self.doubt_threshold)
+        return ModelResponse(text=text, finish_reason="stop")
+
+
+def _tool_calls(planned: list[Call], turn: Turn) -> ModelResponse:
+    first = turn.calls_in_transcript + 1
+    calls = tuple(
+        ToolCall(f"offline_{first + i}", name, arguments)
+        for i, (name, arguments) in enumerate(planned)
+    )
+    name, arguments = planned[0]
+    if name == SEARCH and turn.queries:
+        text = f"That search found little; searching again with other words: {arguments['query']}"
+    elif name == SEARCH:
+        text = f"Searching the documents for: {arguments['query']}"
+    else:
+        text = f"Opening the {len(calls)} most promising passage(s), then answering from them."
+    return ModelResponse(text=text, tool_calls=calls, finish_reason="tool_calls")
+
+
+def _output_tokens(response: ModelResponse) -> int:
+    arguments = sum(len(c.name) + len(json.dumps(dict(c.arguments))) for c in response.tool_calls)
+    return math.ceil(len(response.text) / PROSE_CHARS_PER_TOKEN + arguments / JSON_CHARS_PER_TOKEN)

@@ -1,0 +1,65 @@
+"""The next tool calls: search the question's key terms, refine once if needed, open the best."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from docuchat.models.offline.question import Question
+from docuchat.models.offline.transcript import OPEN, SEARCH, Hit, Turn
+from docuchat.models.offline.words import stems
+from docuchat.research.text import stem
+
+MAX_OPENS = 3  # the runtime keeps only the last three opened passages in full
+
+Call = tuple[str, dict[str, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    tool_calls: int
+    steps: int
+
+
+def plan(turn: Turn, question: Question, budget: Budget) -> list[Call]:
+    """The next tool calls, or none when it is time to answer."""
+    calls_left = budget.tool_calls - turn.tool_calls
+    steps_left = budget.steps - turn.steps - 1  # keep the last step for the answer
+    if calls_left <= 0 or steps_left <= 0 or turn.opened or not question.text.strip():
+        return []
+    if not turn.queries:
+        return [(SEARCH, {"query": " ".join(question.keywords) or question.text})]
+    if len(turn.queries) == 1 and calls_left >= 2 and steps_left >= 2:
+        refined = _refined_query(turn, question)
+        if refined:
+            return [(SEARCH, {"query": refined})]
+    hits = _rank_hits([h for search in turn.searches for h in search], question)
+    return [
+        (OPEN, {"docId": h.doc_id, "chunkId": h.chunk_id}) for h in hits[:MAX_OPENS][:calls_left]
+    ]
+
+
+def _refined_query(turn: Turn, question: Question) -> str | None:
+    """Other words when the search found nothing (the question as asked), or nothing that
+    mentions the question's names and numbers (those alone); None when it went well."""
+    hits = turn.searches[-1] if turn.searches else []
+    specific = question.capitalised | question.numbers
+    seen = set().union(*(stems(h.snippet) for h in hits))
+    if hits and not specific - seen:
+        return None
+    focus = " ".join(w for w in question.keywords if stem(w) in specific - seen)
+    query = focus if hits and focus else question.text
+    return None if query.casefold() in {q.casefold() for q in turn.queries} else query
+
+
+def _rank_hits(hits: Sequence[Hit], question: Question) -> list[Hit]:
+    """Distinct hits; a snippet holding more of the question's terms moves a hit up."""
+    unique = list({h.chunk_id: h for h in hits}.values())
+    total = sum(question.terms.values()) or 1.0
+
+    def key(item: tuple[int, Hit]) -> float:
+        rank, hit = item
+        covered = sum(question.terms[t] for t in question.terms.keys() & stems(hit.snippet))
+        return covered / total + 1.0 / (1 + rank)
+
+    return [hit for _, hit in sorted(enumerate(unique), key=key, reverse=True)]
