@@ -50,14 +50,20 @@ DOCS = {
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
+def documents() -> dict[str, str]:
+    """The documents in the store, by file name (a test module may override this)."""
+    return DOCS
+
+
+@pytest.fixture
+def store(tmp_path: Path, documents: dict[str, str]) -> Iterator[Store]:
     folder = tmp_path / "docs"
     folder.mkdir()
-    for name, text in DOCS.items():
+    for name, text in documents.items():
         (folder / name).write_text(text, encoding="utf-8")
     db = open_store(tmp_path / "docuchat.db")
     report = ingest_paths(db, OWNER, [folder])
-    assert len(report.ingested) == len(DOCS)
+    assert len(report.ingested) == len(documents)
     yield db
     db.close()
 
