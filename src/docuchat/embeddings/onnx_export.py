@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from docuchat.embeddings.weights import MiniLMWeights, force_offline
+from docuchat.embeddings.weights import MiniLMWeights, isolate_hugging_face
 
 INPUT_NAMES = ("input_ids", "attention_mask")
 OUTPUT_NAME = "embedding"
@@ -30,7 +30,7 @@ OUTPUT_NAME = "embedding"
 
 def export_int8(weights: MiniLMWeights, target: Path) -> None:
     """Write the quantised model to ``target`` atomically (a crash leaves no partial file)."""
-    force_offline()
+    isolate_hugging_face()
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
     from transformers import AutoModel

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from docuchat.embeddings.base import Vectors, l2_normalize
-from docuchat.embeddings.weights import MINILM_ID, MiniLMWeights, force_offline
+from docuchat.embeddings.weights import MINILM_ID, MiniLMWeights, isolate_hugging_face
 
 
 class SentenceTransformerEmbedder:
@@ -24,7 +24,7 @@ class SentenceTransformerEmbedder:
 
     @cached_property
     def _model(self) -> Any:
-        force_offline()
+        isolate_hugging_face()
         from sentence_transformers import SentenceTransformer
 
         return SentenceTransformer(str(self._weights.folder), device="cpu")

@@ -47,7 +47,11 @@ def installed(*modules: str) -> bool:
     return all(importlib.util.find_spec(module) is not None for module in modules)
 
 
-def force_offline() -> None:
-    """Stop Hugging Face libraries from ever reaching the network; set before importing them."""
+def isolate_hugging_face() -> None:
+    """Keep Hugging Face libraries off the network and their progress bars off the terminal.
+
+    Call before importing them: they read these variables at import time.
+    """
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
