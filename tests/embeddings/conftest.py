@@ -24,7 +24,8 @@ class EmbeddingsServer:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
         self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        serve = {"poll_interval": 0.02}  # shutdown() waits up to one interval
+        threading.Thread(target=self._httpd.serve_forever, kwargs=serve, daemon=True).start()
 
     def queue(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
         text = body if isinstance(body, str) else json.dumps(body)
