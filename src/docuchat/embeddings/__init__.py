@@ -25,6 +25,9 @@ from pathlib import Path
 from docuchat.config import default_home
 from docuchat.embeddings.base import Embedder, Vectors, l2_normalize
 from docuchat.embeddings.hashing import HashingEmbedder
+from docuchat.embeddings.onnx_embedder import OnnxEmbedder
+from docuchat.embeddings.openai import OpenAIEmbedder
+from docuchat.embeddings.sentence_transformer import SentenceTransformerEmbedder
 from docuchat.embeddings.weights import MiniLMWeights, find_minilm_weights, installed
 from docuchat.errors import ConfigError
 
@@ -50,8 +53,6 @@ def get_embedder(spec: str, *, cache_dir: Path | None = None) -> Embedder | None
     if spec == "minilm-onnx":
         return _onnx(_require_weights(spec), models)
     if kind == "openai" and arg:
-        from docuchat.embeddings.openai import OpenAIEmbedder
-
         return OpenAIEmbedder.from_env(arg)
     if kind == "hash":
         return HashingEmbedder(_hash_dim(arg))
@@ -65,7 +66,8 @@ def _auto(models: Path) -> Embedder | None:
     weights = find_minilm_weights()
     if weights is None:
         return None
-    if installed(*_ONNX_RUNTIME) and (_onnx_file(models).is_file() or installed(*_ONNX_EXPORT)):
+    exported = OnnxEmbedder.model_file_in(models).is_file()
+    if installed(*_ONNX_RUNTIME) and (exported or installed(*_ONNX_EXPORT)):
         return _onnx(weights, models)
     if installed("sentence_transformers"):
         return _sentence_transformer(weights)
@@ -82,24 +84,15 @@ def _require_weights(spec: str) -> MiniLMWeights:
 def _sentence_transformer(weights: MiniLMWeights) -> Embedder:
     if not installed("sentence_transformers"):
         raise ConfigError(f"embedder 'minilm' needs sentence-transformers: {_EXTRA_HINT}")
-    from docuchat.embeddings.sentence_transformer import SentenceTransformerEmbedder
-
     return SentenceTransformerEmbedder(weights)
 
 
 def _onnx(weights: MiniLMWeights, models: Path) -> Embedder:
-    needed = _ONNX_RUNTIME if _onnx_file(models).is_file() else _ONNX_RUNTIME + _ONNX_EXPORT
+    exported = OnnxEmbedder.model_file_in(models).is_file()
+    needed = _ONNX_RUNTIME if exported else _ONNX_RUNTIME + _ONNX_EXPORT
     if not installed(*needed):
         raise ConfigError(f"embedder 'minilm-onnx' needs {', '.join(needed)}: {_EXTRA_HINT}")
-    from docuchat.embeddings.onnx_embedder import OnnxEmbedder
-
     return OnnxEmbedder(weights, models)
-
-
-def _onnx_file(models: Path) -> Path:
-    from docuchat.embeddings.onnx_embedder import OnnxEmbedder
-
-    return OnnxEmbedder.model_file_in(models)
 
 
 def _hash_dim(arg: str) -> int:
@@ -113,6 +106,9 @@ def _hash_dim(arg: str) -> int:
 __all__ = [
     "Embedder",
     "HashingEmbedder",
+    "OnnxEmbedder",
+    "OpenAIEmbedder",
+    "SentenceTransformerEmbedder",
     "Vectors",
     "get_embedder",
     "l2_normalize",
