@@ -51,3 +51,12 @@ def test_ties_go_to_the_better_best_rank_then_the_earlier_method() -> None:
 def test_empty_lists() -> None:
     assert convex_fusion({}) == []
     assert [f.id for f in convex_fusion({"bm25": [], "vector": VECTOR})] == ["b", "c", "d"]
+
+
+def test_a_zero_weight_method_is_left_out() -> None:
+    fused = convex_fusion({"bm25": BM25, "vector": VECTOR}, weights={"vector": 0.0})
+    assert [(f.id, f.ranks) for f in fused] == [
+        ("a", {"bm25": 1}),
+        ("b", {"bm25": 2}),
+        ("c", {"bm25": 3}),
+    ]

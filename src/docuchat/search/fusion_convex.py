@@ -28,14 +28,15 @@ def convex_fusion(
 
     Scores are higher-is-better within a method and need not be comparable
     across methods. The fused score is in [0, 1]. A method missing from
-    ``weights`` has weight 1. Ties go to the better best rank, then to the
-    earlier method's order.
+    ``weights`` has weight 1; one with weight 0 is left out. Ties go to the
+    better best rank, then to the earlier method's order.
     """
     weights = weights or {}
-    total = sum(weights.get(method, 1.0) for method in scored) or 1.0
+    counted = {m: hits for m, hits in scored.items() if weights.get(m, 1.0) != 0}
+    total = sum(weights.get(method, 1.0) for method in counted)
     fused: dict[str, float] = {}
     ranks: dict[str, dict[str, int]] = {}
-    for method, hits in scored.items():
+    for method, hits in counted.items():
         share = weights.get(method, 1.0) / total
         for rank, (item, scaled) in enumerate(_min_max(hits), 1):
             if method not in ranks.setdefault(item, {}):
