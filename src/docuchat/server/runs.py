@@ -46,27 +46,32 @@ class ActiveRun:
         self.cancel = Cancellation()
         self.queue: asyncio.Queue[RunItem | None] = asyncio.Queue()
 
-    async def items(self) -> AsyncIterator[RunItem]:
-        """The run's events, then its ``AnswerReady`` (or ``RunCrashed``).
+    async def batches(self) -> AsyncIterator[list[RunItem]]:
+        """The run's events, then its ``AnswerReady`` (or ``RunCrashed``), in batches of all
+        that was ready at once (a streamed response writes each batch in one go).
 
         A reader that stops early (the client went away) cancels the run.
         """
         finished = False
         try:
-            while (item := await self.queue.get()) is not None:
-                yield item
-            finished = True
+            while not finished:
+                batch = [await self.queue.get()]
+                while not self.queue.empty():
+                    batch.append(self.queue.get_nowait())
+                finished = batch[-1] is None
+                yield [item for item in batch if item is not None]
         finally:
             if not finished:
                 self.cancel.cancel("client disconnected")
 
     async def answer(self) -> Answer:
         """Wait for the answer; a crashed run is an HTTP 500 with its message."""
-        async for item in self.items():
-            if isinstance(item, AnswerReady):
-                return item.answer
-            if isinstance(item, RunCrashed):
-                raise HTTPException(500, f"the run failed: {item.message}")
+        async for batch in self.batches():
+            for item in batch:
+                if isinstance(item, AnswerReady):
+                    return item.answer
+                if isinstance(item, RunCrashed):
+                    raise HTTPException(500, f"the run failed: {item.message}")
         raise HTTPException(500, "the run ended without an answer")
 
 
@@ -133,7 +138,7 @@ async def cancelled_on_disconnect(request: Request, cancel: Cancellation) -> Asy
     """Cancel when the client hangs up while the body is awaited (non-streamed answers).
 
     A streamed answer needs no watcher: Starlette stops reading the stream,
-    which cancels the run (see ``ActiveRun.items``).
+    which cancels the run (see ``ActiveRun.batches``).
     """
 
     async def watch() -> None:

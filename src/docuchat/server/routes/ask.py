@@ -19,7 +19,7 @@ from docuchat.errors import NotFound
 from docuchat.models.base import AssistantMessage, Message, UserMessage
 from docuchat.research import Answer, AnswerReady
 from docuchat.server.deps import CurrentUser, ServicesDep
-from docuchat.server.runs import ActiveRun, RunCrashed, cancelled_on_disconnect
+from docuchat.server.runs import ActiveRun, RunCrashed, RunItem, cancelled_on_disconnect
 from docuchat.server.schemas import AskRequest, AskResult, error_responses
 from docuchat.server.stream import (
     DONE,
@@ -73,14 +73,19 @@ async def ask(body: AskRequest, request: Request, user: CurrentUser, services: S
 async def _events(run: ActiveRun) -> AsyncIterator[str]:
     yield sse(RunEvent(run_id=run.id, conversation_id=run.conversation_id))
     steps = StepTranslator()
-    async for item in run.items():
-        if isinstance(item, AnswerReady):
-            yield sse(FinalEvent.of(item.answer, run.id, run.conversation_id))
-        elif isinstance(item, RunCrashed):
-            yield sse(ErrorEvent(message=item.message))
-        elif (event := steps.translate(item)) is not None:
-            yield sse(event)
+    async for batch in run.batches():
+        if text := "".join(_event(item, run, steps) for item in batch):
+            yield text
     yield DONE
+
+
+def _event(item: RunItem, run: ActiveRun, steps: StepTranslator) -> str:
+    if isinstance(item, AnswerReady):
+        return sse(FinalEvent.of(item.answer, run.id, run.conversation_id))
+    if isinstance(item, RunCrashed):
+        return sse(ErrorEvent(message=item.message))
+    event = steps.translate(item)
+    return sse(event) if event is not None else ""
 
 
 def history_messages(turns: Sequence[Turn], keep: int) -> list[Message]:

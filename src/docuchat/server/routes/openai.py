@@ -14,7 +14,7 @@ with ``finish_reason`` and ``citations``, then ``data: [DONE]``.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request, status
@@ -39,7 +39,7 @@ from docuchat.server.openai_schemas import (
     OpenAIError,
     OpenAIErrorDetail,
 )
-from docuchat.server.runs import ActiveRun, RunCrashed, cancelled_on_disconnect
+from docuchat.server.runs import ActiveRun, RunCrashed, RunItem, cancelled_on_disconnect
 from docuchat.server.schemas import CitationPublic
 from docuchat.server.stream import DONE, StepEvent, StepTranslator, sse, stream_response
 
@@ -101,9 +101,38 @@ async def chat_completions(
 
 
 async def _chunks(run: ActiveRun, model: str, *, include_usage: bool) -> AsyncIterator[str]:
-    created = int(time.time())
+    chunks = _ChunkWriter(f"chatcmpl-{run.id}", model, include_usage=include_usage)
+    yield chunks.chunk(Delta(role="assistant", content=""))
+    async for batch in run.batches():
+        if text := "".join(chunk for item in batch for chunk in chunks.of(item)):
+            yield text
+    yield DONE
 
-    def chunk(delta: Delta | None, *, stop: bool = False, **fields: Any) -> str:
+
+class _ChunkWriter:
+    """The chunks of one streamed completion: steps as reasoning, then the answer."""
+
+    def __init__(self, completion_id: str, model: str, *, include_usage: bool) -> None:
+        self.completion_id = completion_id
+        self.model = model
+        self.include_usage = include_usage
+        self.created = int(time.time())
+        self.steps = StepTranslator()
+
+    def of(self, item: RunItem) -> Iterator[str]:
+        if isinstance(item, AnswerReady):
+            yield self.chunk(Delta(content=reply_text(item.answer)))
+            yield self.chunk(Delta(), stop=True, citations=_citations(item.answer))
+            if self.include_usage:
+                yield self.chunk(None, usage=_usage(item.answer))
+        elif isinstance(item, RunCrashed):
+            error = OpenAIErrorDetail(message=item.message, type="server_error")
+            yield sse(OpenAIError(error=error))
+        elif isinstance(event := self.steps.translate(item), StepEvent):
+            yield self.chunk(Delta(reasoning_content=event.message + "\n"))
+
+    def chunk(self, delta: Delta | None, *, stop: bool = False, **fields: Any) -> str:
+        """One chunk: with one choice holding ``delta``, or with none (the usage chunk)."""
         choices = (
             []
             if delta is None
@@ -111,25 +140,13 @@ async def _chunks(run: ActiveRun, model: str, *, include_usage: bool) -> AsyncIt
         )
         return sse(
             ChatCompletionChunk(
-                id=f"chatcmpl-{run.id}", created=created, model=model, choices=choices, **fields
+                id=self.completion_id,
+                created=self.created,
+                model=self.model,
+                choices=choices,
+                **fields,
             )
         )
-
-    yield chunk(Delta(role="assistant", content=""))
-    steps = StepTranslator()
-    async for item in run.items():
-        if isinstance(item, AnswerReady):
-            yield chunk(Delta(content=reply_text(item.answer)))
-            yield chunk(Delta(), stop=True, citations=_citations(item.answer))
-            if include_usage:
-                yield chunk(None, usage=_usage(item.answer))
-        elif isinstance(item, RunCrashed):
-            yield sse(
-                OpenAIError(error=OpenAIErrorDetail(message=item.message, type="server_error"))
-            )
-        elif isinstance(event := steps.translate(item), StepEvent):
-            yield chunk(Delta(reasoning_content=event.message + "\n"))
-    yield DONE
 
 
 def reply_text(answer: Answer) -> str:

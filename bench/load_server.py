@@ -1,0 +1,405 @@
+"""Load benchmark: N concurrent conversations against one ``docuchat serve`` process.
+
+A mock OpenAI-compatible server (its own process, ``LATENCY`` seconds per
+call) stands in for the LLM. It drives the research agent through real tool
+calls: search for the question, open the top passage, answer quoting it with
+the conversation's marker, so every conversation makes exactly three model
+calls and two tool calls. Each of N clients asks ``--rounds`` questions in a
+row (a new conversation each time) over ``POST /api/ask`` with streaming.
+
+Measured: conversations per second against the ideal (N per 3 x LATENCY),
+time to the first streamed event and to the final event (p50, p99), the
+server's peak memory and CPU time, errors, and lost or crossed answers (each
+answer must carry its own conversation's marker and its user's secret).
+
+    python bench/load_server.py                  # N = 50, 200, 500
+    python bench/load_server.py --n 200 --profile server.prof
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvloop
+
+LATENCY = 0.2
+MODEL_CALLS = 3
+USERS = 20
+
+# -- the mock model ---------------------------------------------------------------------------
+
+
+def reply_for(body: dict[str, Any]) -> dict[str, Any]:
+    """The next step for this conversation: search, open the top hit, answer with the marker."""
+    messages = body["messages"]
+    asked = max(i for i, m in enumerate(messages) if m["role"] == "user")
+    question = messages[asked]["content"]
+    results = [m for m in messages[asked:] if m["role"] == "tool"]
+    if not results:
+        return _tool_call("search_docs", {"query": question})
+    found = json.loads(results[-1]["content"])
+    if found.get("hits"):
+        hit = found["hits"][0]
+        return _tool_call("open_citation", {"docId": hit["docId"], "chunkId": hit["chunkId"]})
+    marker = re.search(r"\(conversation (\S+)\)", question)
+    lines = found.get("text", "").splitlines()
+    line = next((x for x in lines if "secret code" in x), "The documents do not say.")
+    return {"content": f"{line} [1] Conversation {marker.group(1) if marker else '?'}."}
+
+
+def _tool_call(name: str, arguments: dict[str, str]) -> dict[str, Any]:
+    call_id = f"call_{os.urandom(6).hex()}"
+    function = {"name": name, "arguments": json.dumps(arguments)}
+    return {"tool_calls": [{"index": 0, "id": call_id, "type": "function", "function": function}]}
+
+
+def _sse_body(delta: dict[str, Any]) -> bytes:
+    finish = "tool_calls" if "tool_calls" in delta else "stop"
+    chunks = [
+        {"choices": [{"index": 0, "delta": {"role": "assistant", **delta}}]},
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
+        {"choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 20}},
+    ]
+    events = [f"data: {json.dumps({'model': 'mock', **c})}\n\n" for c in chunks]
+    return ("".join(events) + "data: [DONE]\n\n").encode()
+
+
+def _json_body(delta: dict[str, Any]) -> bytes:
+    message = {"role": "assistant", "content": delta.get("content"), **delta}
+    finish = "tool_calls" if "tool_calls" in delta else "stop"
+    completion = {
+        "model": "mock",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20},
+    }
+    return json.dumps(completion).encode()
+
+
+class MockModelProtocol(asyncio.Protocol):
+    """A minimal HTTP/1.1 keep-alive server: every POST is answered after ``latency``."""
+
+    def __init__(self, latency: float) -> None:
+        self.latency = latency
+        self.buffer = b""
+        self.transport: Any = None  # uvloop's transports are not asyncio.Transport subclasses
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        while (end := self.buffer.find(b"\r\n\r\n")) >= 0:
+            head = self.buffer[:end].decode("latin-1")
+            length = re.search(r"(?im)^content-length:\s*(\d+)", head)
+            size = int(length.group(1)) if length else 0
+            if len(self.buffer) < end + 4 + size:
+                return
+            body = self.buffer[end + 4 : end + 4 + size]
+            self.buffer = self.buffer[end + 4 + size :]
+            asyncio.get_running_loop().create_task(self.answer(json.loads(body)))
+
+    async def answer(self, body: dict[str, Any]) -> None:
+        await asyncio.sleep(self.latency)
+        delta = reply_for(body)
+        streamed = body.get("stream", False)
+        payload = _sse_body(delta) if streamed else _json_body(delta)
+        kind = "text/event-stream" if streamed else "application/json"
+        head = f"HTTP/1.1 200 OK\r\ncontent-type: {kind}\r\ncontent-length: {len(payload)}\r\n\r\n"
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.write(head.encode() + payload)
+
+
+async def serve_mock(latency: float) -> None:
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(
+        lambda: MockModelProtocol(latency), "127.0.0.1", 0, backlog=4096
+    )
+    print(server.sockets[0].getsockname()[1], flush=True)
+    await server.serve_forever()
+
+
+# -- processes ------------------------------------------------------------------------------
+
+
+@contextmanager
+def process(
+    command: list[str], env: dict[str, str], ready: str
+) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """Start a process and wait for a line matching ``ready`` on its output; yield the match."""
+    proc = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+    )
+    assert proc.stdout is not None
+    try:
+        for line in proc.stdout:
+            if found := re.search(ready, line):
+                yield proc, found.group(1)
+                break
+        else:
+            raise RuntimeError(f"{command[:3]} did not start")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# -- the load -------------------------------------------------------------------------------
+
+
+@dataclass
+class Conversation:
+    first_event: float | None = None
+    answer: float | None = None
+    error: str | None = None
+    crossed: bool = False
+
+
+@dataclass
+class Result:
+    n: int
+    rounds: int
+    wall: float
+    conversations: list[Conversation] = field(default_factory=list)
+    peak_rss_mb: float = 0.0
+    server_cpu: float = 0.0
+    mock_cpu: float = 0.0
+    client_cpu: float = 0.0
+
+    def row(self, latency: float) -> dict[str, Any]:
+        done = [c for c in self.conversations if c.answer is not None and not c.error]
+        ideal_answer = MODEL_CALLS * latency
+        first = sorted(c.first_event for c in self.conversations if c.first_event is not None)
+        answers = sorted(c.answer for c in done if c.answer is not None)
+        throughput = len(done) / self.wall
+        return {
+            "N": self.n,
+            "conversations": len(self.conversations),
+            "throughput /s": round(throughput, 1),
+            "of ideal": f"{throughput / (self.n / ideal_answer):.0%}",
+            "first event p50 ms": round(_pct(first, 50) * 1000),
+            "first event p99 ms": round(_pct(first, 99) * 1000),
+            "answer p50 ms": round(_pct(answers, 50) * 1000),
+            "answer p99 ms": round(_pct(answers, 99) * 1000),
+            "p99 / ideal": round(_pct(answers, 99) / ideal_answer, 2),
+            "peak RSS MB": round(self.peak_rss_mb),
+            "CPU ms/conv server": self._per_conversation(self.server_cpu),
+            "mock LLM": self._per_conversation(self.mock_cpu),
+            "clients": self._per_conversation(self.client_cpu),
+            "errors": sum(1 for c in self.conversations if c.error),
+            "lost or crossed": sum(1 for c in self.conversations if c.answer is None or c.crossed),
+        }
+
+    def _per_conversation(self, seconds: float) -> float:
+        return round(seconds / max(1, len(self.conversations)) * 1000, 1)
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    return values[min(len(values) - 1, int(len(values) * q / 100))]
+
+
+class SSEClient:
+    """One simulated user's keep-alive connection: POST a question, read the event stream.
+
+    Raw asyncio rather than httpx: at hundreds of connections httpx's pool costs
+    the load generator more CPU than the server under test gets.
+    """
+
+    def __init__(self, host: str, port: int, key: str) -> None:
+        self.host, self.port, self.key = host, port, key
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def events(self, path: str, body: dict[str, Any]) -> AsyncIterator[str]:
+        """The ``data:`` payloads of the response, as they arrive."""
+        if self.writer is None or self.writer.is_closing():
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        assert self.reader is not None
+        payload = json.dumps(body).encode()
+        self.writer.write(
+            f"POST {path} HTTP/1.1\r\nhost: {self.host}\r\nauthorization: Bearer {self.key}\r\n"
+            f"content-type: application/json\r\ncontent-length: {len(payload)}\r\n\r\n".encode()
+            + payload
+        )
+        head = (await self.reader.readuntil(b"\r\n\r\n")).decode("latin-1")
+        status = int(head.split(" ", 2)[1])
+        if status != 200 or "chunked" not in head.lower():
+            raise RuntimeError(f"HTTP {status}")
+        pending = b""
+        while size := int((await self.reader.readuntil(b"\r\n")).strip(), 16):
+            pending += (await self.reader.readexactly(size + 2))[:-2]
+            *events, pending = pending.split(b"\n\n")
+            for event in events:
+                if event.startswith(b"data: "):
+                    yield event[len(b"data: ") :].decode()
+        await self.reader.readuntil(b"\r\n")  # the end of the chunked body
+
+
+async def converse(client: SSEClient, user: int, marker: str) -> Conversation:
+    question = f"What is the secret code of user {user}? (conversation {marker})"
+    result = Conversation()
+    started = time.perf_counter()
+    try:
+        async for data in client.events("/api/ask", {"question": question}):
+            if result.first_event is None:
+                result.first_event = time.perf_counter() - started
+            if '"type":"final"' in data:
+                result.answer = time.perf_counter() - started
+                final = json.loads(data)
+                expected = (f"Conversation {marker}.", f"CODE-{user}-")
+                result.crossed = not all(part in final["answer"] for part in expected)
+                if final["outcome"] != "answered":
+                    result.error = final["outcome"]
+            elif '"type":"error"' in data:
+                result.error = data
+    except (OSError, RuntimeError, asyncio.IncompleteReadError) as exc:
+        result.error = repr(exc)
+    return result
+
+
+async def run_load(
+    base: str, keys: list[str], n: int, rounds: int, server_pid: int, mock_pid: int
+) -> Result:
+    url = httpx.URL(base)
+    assert url.port is not None
+
+    async def client_loop(c: int) -> list[Conversation]:
+        user = c % len(keys)
+        client = SSEClient(url.host, url.port, keys[user])
+        try:
+            return [await converse(client, user, f"c{c}-r{r}") for r in range(rounds)]
+        finally:
+            if client.writer is not None:
+                client.writer.close()
+
+    peak = 0.0
+    cpu_before = cpu_seconds(server_pid), cpu_seconds(mock_pid), time.process_time()
+    started = time.perf_counter()
+    tasks = asyncio.gather(*(client_loop(c) for c in range(n)))
+    while not tasks.done():
+        peak = max(peak, rss_mb(server_pid))
+        await asyncio.wait([tasks], timeout=0.2)
+    wall = time.perf_counter() - started
+    result = Result(n, rounds, wall, [c for per_client in tasks.result() for c in per_client])
+    result.peak_rss_mb = max(peak, rss_mb(server_pid))
+    result.server_cpu = cpu_seconds(server_pid) - cpu_before[0]
+    result.mock_cpu = cpu_seconds(mock_pid) - cpu_before[1]
+    result.client_cpu = time.process_time() - cpu_before[2]
+    return result
+
+
+def add_users(db: Path) -> list[str]:
+    from docuchat.store.accounts import open_accounts
+
+    accounts = open_accounts(db)
+    try:
+        return [accounts.add_user(f"user{u}")[1] for u in range(USERS)]
+    finally:
+        accounts.close()
+
+
+def upload_documents(base: str, keys: list[str]) -> None:
+    with httpx.Client(base_url=base, timeout=60) as client:
+        jobs = []
+        for user, key in enumerate(keys):
+            text = (
+                f"# Notes of user {user}\n\nThe secret code of user {user} is CODE-{user}-"
+                f"{os.urandom(3).hex()}.\n\nThe office plants are watered on Mondays."
+            )
+            files = {"files": (f"notes-{user}.md", text.encode())}
+            response = client.post("/api/documents", headers=_auth(key), files=files)
+            jobs.append((key, response.json()["job_id"]))
+        for key, job_id in jobs:
+            while client.get(f"/api/jobs/{job_id}", headers=_auth(key)).json()["status"] != "done":
+                time.sleep(0.05)
+
+
+def _auth(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def markdown_table(rows: list[dict[str, Any]]) -> str:
+    head = list(rows[0])
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(str(r[h]) for h in head) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, nargs="+", default=[50, 200, 500])
+    parser.add_argument("--rounds", type=int, default=3, help="questions per client, in a row")
+    parser.add_argument("--latency", type=float, default=LATENCY)
+    parser.add_argument("--profile", metavar="PATH", help="run the server under cProfile")
+    parser.add_argument("--mock", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.mock:
+        uvloop.run(serve_mock(args.latency))
+        return
+
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with (
+        tempfile.TemporaryDirectory() as home,
+        process(
+            [sys.executable, __file__, "--mock", "--latency", str(args.latency)], env, r"^(\d+)$"
+        ) as (mock, mock_port),
+    ):
+        db = Path(home) / "docuchat.db"
+        keys = add_users(db)
+        env.update(OPENAI_BASE_URL=f"http://127.0.0.1:{mock_port}/v1", DOCUCHAT_HOME=home)
+        serve = ["serve", "--port", "0", "--db", str(db), "--model", "openai:mock"]
+        serve += ["--embedder", "none", "--no-access-log"]
+        run = "from docuchat.cli.main import main; "
+        run += (
+            f"import cProfile; cProfile.run('main()', {args.profile!r})"
+            if args.profile
+            else "main()"
+        )
+        launcher = [sys.executable, "-c", run]
+        with process([*launcher, *serve], env, r"running on (http://\S+)") as (server, base):
+            upload_documents(base, keys)
+            uvloop.run(run_load(base, keys, 10, 1, server.pid, mock.pid))  # warm up
+            rows = []
+            for n in args.n:
+                result = uvloop.run(run_load(base, keys, n, args.rounds, server.pid, mock.pid))
+                errors = [c.error for c in result.conversations if c.error]
+                if errors:
+                    print(f"{len(errors)} errors, e.g. {errors[0]}", flush=True)
+                rows.append(result.row(args.latency))
+                print(json.dumps(rows[-1]), flush=True)
+    print()
+    print(markdown_table(rows))
+
+
+if __name__ == "__main__":
+    main()
