@@ -75,7 +75,7 @@ def retrieval_command(
     settings = Settings()
     metrics = _metric_names(cutoffs) if cutoffs else DEFAULT_METRICS
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
-    stderr = Console(stderr=True)
+    stderr = Console(stderr=True, soft_wrap=True)
     try:
         embedder = get_embedder(embedder_spec or settings.embedder)
         with Progress(
