@@ -70,7 +70,7 @@ def _tool_call(name: str, arguments: dict[str, str]) -> dict[str, Any]:
 
 def _sse_body(delta: dict[str, Any]) -> bytes:
     finish = "tool_calls" if "tool_calls" in delta else "stop"
-    chunks = [
+    chunks: list[dict[str, Any]] = [
         {"choices": [{"index": 0, "delta": {"role": "assistant", **delta}}]},
         {"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
         {"choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 20}},
@@ -193,6 +193,7 @@ class Result:
     server_cpu: float = 0.0
     mock_cpu: float = 0.0
     client_cpu: float = 0.0
+    load_average: float = 0.0
 
     def row(self, latency: float) -> dict[str, Any]:
         done = [c for c in self.conversations if c.answer is not None and not c.error]
@@ -211,6 +212,8 @@ class Result:
             "answer p99 ms": round(_pct(answers, 99) * 1000),
             "p99 / ideal": round(_pct(answers, 99) / ideal_answer, 2),
             "peak RSS MB": round(self.peak_rss_mb),
+            "server busy": f"{self.server_cpu / self.wall:.0%}",
+            "load avg": round(self.load_average, 1),
             "CPU ms/conv server": self._per_conversation(self.server_cpu),
             "mock LLM": self._per_conversation(self.mock_cpu),
             "clients": self._per_conversation(self.client_cpu),
@@ -291,11 +294,11 @@ async def run_load(
     base: str, keys: list[str], n: int, rounds: int, server_pid: int, mock_pid: int
 ) -> Result:
     url = httpx.URL(base)
-    assert url.port is not None
+    host, port = url.host, url.port or 80
 
     async def client_loop(c: int) -> list[Conversation]:
         user = c % len(keys)
-        client = SSEClient(url.host, url.port, keys[user])
+        client = SSEClient(host, port, keys[user])
         try:
             return [await converse(client, user, f"c{c}-r{r}") for r in range(rounds)]
         finally:
@@ -315,6 +318,7 @@ async def run_load(
     result.server_cpu = cpu_seconds(server_pid) - cpu_before[0]
     result.mock_cpu = cpu_seconds(mock_pid) - cpu_before[1]
     result.client_cpu = time.process_time() - cpu_before[2]
+    result.load_average = os.getloadavg()[0]
     return result
 
 

@@ -236,7 +236,8 @@ async def test_many_conversations_at_once_do_not_wait_for_each_other(
     async def one(n: int) -> dict[str, Any]:
         key = keys.alice if n % 2 else keys.bob
         response = await ask(client, key, question=f"market value Highlands Falcon #{n}")
-        return sse_events(response.text)[-2]
+        final: dict[str, Any] = sse_events(response.text)[-2]
+        return final
 
     started = time.perf_counter()
     finals = await asyncio.gather(*(one(n) for n in range(count)))

@@ -27,7 +27,7 @@ async def document_titles(client: httpx.AsyncClient, key: str) -> list[str]:
 async def test_several_files_are_ingested_in_the_background_and_become_searchable(
     app: FastAPI, client: httpx.AsyncClient, keys: Keys
 ) -> None:
-    files = {**ALICE_FILES, "report.pdf": PDF.read_bytes()}
+    files: dict[str, str | bytes] = {**ALICE_FILES, "report.pdf": PDF.read_bytes()}
     response = await client.post(
         "/api/documents",
         headers=auth(keys.alice),

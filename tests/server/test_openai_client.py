@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import openai
 import pytest
+from openai.types.chat import ChatCompletionMessageParam
 
 from docuchat.models.base import AssistantMessage, UserMessage
 from docuchat.models.scripted import ScriptedModel
@@ -38,7 +39,7 @@ def client(server_url: str, live_keys: Keys) -> Iterator[openai.OpenAI]:
         yield c
 
 
-def ask(question: str = QUESTION) -> list[dict[str, str]]:
+def ask(question: str = QUESTION) -> list[ChatCompletionMessageParam]:
     return [{"role": "user", "content": question}]
 
 
@@ -50,7 +51,7 @@ def test_the_models_are_listed(client: openai.OpenAI) -> None:
 def test_a_completion_cites_its_sources_in_the_text_and_in_a_field(
     client: openai.OpenAI, model_name: str
 ) -> None:
-    completion = client.chat.completions.create(model=model_name, messages=ask())  # type: ignore[arg-type]
+    completion = client.chat.completions.create(model=model_name, messages=ask())
     assert completion.id.startswith("chatcmpl-")
     assert completion.model == model_name
     [choice] = completion.choices
@@ -70,10 +71,10 @@ def test_a_completion_cites_its_sources_in_the_text_and_in_a_field(
 def test_a_streamed_completion_shows_the_steps_then_the_same_answer(
     client: openai.OpenAI,
 ) -> None:
-    whole = client.chat.completions.create(model="docuchat", messages=ask())  # type: ignore[arg-type]
+    whole = client.chat.completions.create(model="docuchat", messages=ask())
     stream = client.chat.completions.create(
         model="docuchat",
-        messages=ask(),  # type: ignore[arg-type]
+        messages=ask(),
         stream=True,
         stream_options={"include_usage": True},
     )
@@ -105,13 +106,13 @@ def test_a_streamed_completion_shows_the_steps_then_the_same_answer(
 def test_earlier_messages_are_the_conversation_so_far(
     client: openai.OpenAI, model: ScriptedModel
 ) -> None:
-    messages = [
+    messages: list[ChatCompletionMessageParam] = [
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": QUESTION},
         {"role": "assistant", "content": [{"type": "text", "text": "2,300,000 pounds."}]},
         {"role": "user", "content": "What is the annual rent of the east cottage?"},
     ]
-    completion = client.chat.completions.create(model="docuchat", messages=messages)  # type: ignore[arg-type]
+    completion = client.chat.completions.create(model="docuchat", messages=messages)
     assert "14,400 pounds" in (completion.choices[0].message.content or "")
     assert list(model.requests[0].messages[:3]) == [
         UserMessage(QUESTION),
@@ -122,7 +123,7 @@ def test_earlier_messages_are_the_conversation_so_far(
 
 def test_each_key_reads_only_its_owners_documents(server_url: str, live_keys: Keys) -> None:
     with openai.OpenAI(base_url=f"{server_url}/v1", api_key=live_keys.bob, max_retries=0) as bob:
-        completion = bob.chat.completions.create(model="docuchat", messages=ask())  # type: ignore[arg-type]
+        completion = bob.chat.completions.create(model="docuchat", messages=ask())
     assert "2,300,000" not in (completion.choices[0].message.content or "")
 
 
@@ -133,7 +134,7 @@ def test_errors_come_back_as_openai_errors(server_url: str, client: openai.OpenA
     ):
         stranger.models.list()
     with pytest.raises(openai.NotFoundError, match="does not exist"):
-        client.chat.completions.create(model="gpt-4o", messages=ask())  # type: ignore[arg-type]
+        client.chat.completions.create(model="gpt-4o", messages=ask())
     with pytest.raises(openai.BadRequestError, match="the last message must be"):
         client.chat.completions.create(
             model="docuchat",
