@@ -10,6 +10,7 @@ Valuation Report, page 2"); model text becomes ``answer_delta``.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
@@ -162,7 +163,7 @@ class StepTranslator:
             detail=event.output,
         )
 
-    def _running_message(self, tool: str, arguments: Any) -> str:
+    def _running_message(self, tool: str, arguments: Mapping[str, Any]) -> str:
         title = self._titles.get(str(arguments.get("docId")), "a document")
         if tool == "search_docs":
             return f"Searching for: {arguments.get('query', '')}"
