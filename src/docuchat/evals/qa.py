@@ -41,6 +41,7 @@ from docuchat.embeddings import Embedder
 from docuchat.errors import ConfigError
 from docuchat.models.base import Model
 from docuchat.research import Answer, ResearchAgent
+from docuchat.research.citations import Citation
 from docuchat.search.hybrid import HybridSearcher
 from docuchat.store import Store, open_store
 
@@ -179,24 +180,36 @@ def score_answer(
     question: SquadQuestion, answer: Answer, article: IngestedArticle, latency_ms: float
 ) -> QuestionResult:
     """One answer against the gold: every run of the answer counts (a fallback's too)."""
-    text = _MARKER.sub("", answer.answer).strip()
-    start, end = article.paragraph_spans[question.paragraph]
+    text = plain_answer(answer.answer)
     runs = [r for r in (answer.failed_run, answer.run) if r is not None]
     return QuestionResult(
         question=question,
         answer=answer.answer,
         abstained=answer.verified_count == 0,
         answer_match=any(contains_answer(text, gold) for gold in question.answers),
-        citation_match=any(
-            c.verified and c.doc_id == article.doc_id and c.start < end and start < c.end
-            for c in answer.citations
-        ),
+        citation_match=cites_gold(question, answer.citations, article),
         f1=max((token_f1(text, gold) for gold in question.answers), default=0.0),
         answer_words=len(text.split()),
         tool_calls=sum(r.usage.tool_calls for r in runs),
         model_calls=sum(len(r.usage.model_calls) for r in runs),
         prompt_tokens=sum(r.usage.input_tokens for r in runs),
         latency_ms=latency_ms,
+    )
+
+
+def plain_answer(answer: str) -> str:
+    """The answer without its citation markers."""
+    return _MARKER.sub("", answer).strip()
+
+
+def cites_gold(
+    question: SquadQuestion, citations: Iterable[Citation], article: IngestedArticle
+) -> bool:
+    """A verified citation's quote overlaps the question's gold paragraph."""
+    start, end = article.paragraph_spans[question.paragraph]
+    return any(
+        c.verified and c.doc_id == article.doc_id and c.start < end and start < c.end
+        for c in citations
     )
 
 
@@ -301,11 +314,13 @@ __all__ = [
     "SquadDataset",
     "SquadQuestion",
     "ask_all",
+    "cites_gold",
     "contains_answer",
     "evaluate",
     "ingest_articles",
     "load_squad",
     "normalize_answer",
+    "plain_answer",
     "score_answer",
     "token_f1",
 ]

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-from docuchat.models.offline.doubts import DOUBT_THRESHOLD, doubt
+from docuchat.models.offline.doubts import DOUBT_THRESHOLD, WEIGHTS, doubt, signs
 from docuchat.models.offline.evidence import (
     SENTENCE_CLOSED,
     Reading,
@@ -15,8 +16,7 @@ from docuchat.models.offline.evidence import (
 )
 from docuchat.models.offline.question import Question
 from docuchat.models.offline.transcript import Passage
-from docuchat.models.offline.words import TOKEN, bare, fold
-from docuchat.research.text import stem
+from docuchat.models.offline.words import TOKEN, bare, fold, stem
 
 # A paragraph of its own, so that no quote's citation is checked against the prefix's words.
 PREFIX = "From the documents (extractive):\n\n"
@@ -30,48 +30,73 @@ MIN_FRAGMENT_WORDS = 8
 MIN_MATCHED_SHARE = 0.25
 
 
-def compose_answer(
-    question: Question, passages: Sequence[Passage], threshold: float = DOUBT_THRESHOLD
-) -> str:
-    """Quoted best sentences with their citations, or the abstention."""
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    """What was read, judged: the answer it gives and the signs against giving it."""
+
+    quoted: str
+    """The answer when it answers: the best sentences quoted, with their citations."""
+    on_topic: bool
+    """The best sentence or its neighbours hold at least a quarter of the question's terms."""
+    signs: dict[str, float]
+    """Signs that the best sentence answers another question (see ``doubts``)."""
+
+
+def assess(question: Question, passages: Sequence[Passage]) -> Assessment | None:
+    """The passages' sentences against the question; None when there is nothing to read."""
     found = sentences(passages)
     if not found or not question.terms:
-        return ABSTAIN
+        return None
     reading = read(question, found)
     scores = {s.id: relevance(s, reading) for s in found}
     ranked = sorted(found, key=lambda s: scores[s.id], reverse=True)
     best = ranked[0]
     own = [t for t, prior in question.terms.items() if prior == 1.0] or list(question.terms)
-    if sum(t in best.window for t in own) < MIN_MATCHED_SHARE * len(own):
-        return ABSTAIN  # nothing read is about the question
-    if doubt(best, reading) >= threshold:
+    on_topic = sum(t in best.window for t in own) >= MIN_MATCHED_SHARE * len(own)
+    quotes = _pick_more(ranked, scores) if question.wants_more else _pick(ranked, scores, question)
+    quoted = " ".join(_quote(s, reading, words) for s, words in quotes)
+    return Assessment(PREFIX + quoted, on_topic, signs(best, reading, [s for s, _ in quotes]))
+
+
+def compose_answer(
+    question: Question,
+    passages: Sequence[Passage],
+    threshold: float = DOUBT_THRESHOLD,
+    weights: Mapping[str, float] = WEIGHTS,
+) -> str:
+    """Quoted best sentences with their citations, or the abstention when nothing read is
+    about the question or the doubt reaches the threshold."""
+    judged = assess(question, passages)
+    if judged is None or not judged.on_topic or doubt(judged.signs, weights) >= threshold:
         return ABSTAIN
-    if question.wants_more:
-        return PREFIX + " ".join(_quote(s) for s in _pick_more(ranked, scores))
-    return PREFIX + " ".join(_pick(ranked, scores, reading))
+    return judged.quoted
 
 
-def _pick(ranked: Sequence[Sentence], scores: dict[int, float], reading: Reading) -> list[str]:
+Quote = tuple[Sentence, int | None]
+"""A sentence to quote, whole (None) or its best so many words."""
+
+
+def _pick(ranked: Sequence[Sentence], scores: dict[int, float], question: Question) -> list[Quote]:
     """The best sentence, then the item asked about when it introduces a list, else a
     second source: the best sentence of another passage that scores nearly as well, cut
     to the words around the question's terms when it does not fit the word budget."""
     best = ranked[0]
-    item = _asked_item(best, ranked, reading.question)
+    item = _asked_item(best, ranked, question)
     if item:
-        return [_quote(best), _quote(item[0])]
+        return [(best, None), (item, None)]
     left = ANSWER_WORDS - len(best.words)
     close = [s for s in ranked[1:] if scores[best.id] - scores[s.id] <= SECOND_SOURCE_MARGIN]
     elsewhere = [s for s in close if s.n != best.n and not _overlap(s, best)]
     if elsewhere and len(elsewhere[0].words) <= left:
-        return [_quote(best), _quote(elsewhere[0])]
+        return [(best, None), (elsewhere[0], None)]
     if elsewhere and left >= MIN_FRAGMENT_WORDS:
-        return [_quote(best), _quote_part(elsewhere[0], reading, left)]
+        return [(best, None), (elsewhere[0], left)]
     fitting = [s for s in close if not _overlap(s, best) and len(s.words) <= left]
     fitting = [s for s in fitting if scores[best.id] - scores[s.id] <= RUNNER_UP_MARGIN]
-    return [_quote(best), *(_quote(s) for s in fitting[:1])]
+    return [(best, None), *((s, None) for s in fitting[:1])]
 
 
-def _pick_more(ranked: Sequence[Sentence], scores: dict[int, float]) -> list[Sentence]:
+def _pick_more(ranked: Sequence[Sentence], scores: dict[int, float]) -> list[Quote]:
     """For a question that asks for a list or a summary: the best sentences that score
     nearly as well, up to five and 150 words."""
     best = ranked[0]
@@ -83,15 +108,14 @@ def _pick_more(ranked: Sequence[Sentence], scores: dict[int, float]) -> list[Sen
         if fits and not any(_overlap(other, c) for c in chosen):
             chosen.append(other)
             used += len(other.words)
-    return chosen
+    return [(s, None) for s in chosen]
 
 
-def _asked_item(best: Sentence, ranked: Sequence[Sentence], question: Question) -> list[Sentence]:
+def _asked_item(best: Sentence, ranked: Sequence[Sentence], question: Question) -> Sentence | None:
     """When the best sentence introduces a list or table, the item that names what the
     question asks and the introduction does not ("London | £160" under "…these limits:")."""
-    items = [s for s in ranked if s.id in best.items]
     missing = question.terms.keys() - best.stems
-    return [s for s in items if missing & s.stems][:1]
+    return next((s for s in ranked if s.id in best.items and missing & s.stems), None)
 
 
 def _overlap(a: Sentence, b: Sentence) -> bool:
@@ -99,11 +123,13 @@ def _overlap(a: Sentence, b: Sentence) -> bool:
     return a.text in b.text or b.text in a.text
 
 
-def _quote(sentence: Sentence) -> str:
-    """The sentence in quotes with its citation; one that does not end like a sentence (a
-    list's introduction, a table row) ends in "…", so that the next quote stays apart."""
+def _quote(sentence: Sentence, reading: Reading, words: int | None) -> str:
+    """The sentence in quotes with its citation, whole or its best ``words`` words."""
+    if words is not None:
+        return _quote_part(sentence, reading, words)
     text = sentence.text.rstrip()
     if not SENTENCE_CLOSED.search(text):
+        # A list's introduction or a table row: "…" keeps the next quote apart.
         text = text.removesuffix(":") + "…"
     return f"“{text}” [{sentence.n}]"
 

@@ -2,26 +2,28 @@
 
 from __future__ import annotations
 
-from docuchat.research.text import stem
+from docuchat.models.offline.words import stem
 
 _PAIRS = (
     "most least|more less|more fewer|higher lower|highest lowest|larger smaller|largest "
-    "smallest|bigger smaller|biggest smallest|greater lesser|greatest least|best worst|better "
-    "worse|first last|earliest latest|earlier later|early late|before after|increase decrease|"
-    "rise fall|gain loss|win lose|won lost|victory defeat|north south|east west|northern "
-    "southern|eastern western|upper lower|inner outer|major minor|maximum minimum|positive "
-    "negative|strong weak|easy hard|easy difficult|easier harder|simple complex|common rare|"
-    "commonly rarely|always never|all none|same different|true false|old new|oldest newest|"
-    "ancient modern|medieval modern|private public|internal external|import export|accept "
-    "reject|allow forbid|allow prohibit|success failure|succeed fail|include exclude|long "
-    "short|longest shortest|wide narrow|high low|above below|inside outside|open closed|start "
-    "end|begin end|birth death|born died|buy sell|bought sold|give receive|attack defend|rich "
+    "smallest|bigger smaller|biggest smallest|greater lesser|greatest least|best "
+    "worst|better worse|first last|earliest latest|earlier later|early late|before "
+    "after|increase decrease|rise fall|gain loss|win lose|won lost|victory defeat|north "
+    "south|east west|north east|north west|south east|south west|northern southern|eastern "
+    "western|northern eastern|northern western|southern eastern|southern western|upper "
+    "lower|inner outer|major minor|maximum minimum|positive negative|strong weak|easy "
+    "hard|easy difficult|easier harder|simple complex|common rare|commonly rarely|always "
+    "never|all none|same different|true false|old new|oldest newest|ancient modern|medieval"
+    " modern|private public|internal external|import export|accept reject|allow "
+    "forbid|allow prohibit|success failure|succeed fail|include exclude|long short|longest "
+    "shortest|wide narrow|high low|above below|inside outside|open closed|start end|begin "
+    "end|birth death|born died|buy sell|bought sold|give receive|attack defend|rich "
     "poor|large small|big small|theoretical practical|theoretical experimental|general "
-    "specific|past future|past present|left right|top bottom|hot cold|fast slow|heavy light|"
-    "young old|male female|men women|husband wife|father mother|son daughter|brother sister|"
-    "input output|open close|open closed|formal informal|direct indirect|finite infinite|"
-    "natural artificial|domestic foreign|urban rural|offensive defensive|majority minority|"
-    "agree disagree|support oppose|ally enemy|friend enemy|peace war"
+    "specific|past future|past present|left right|top bottom|hot cold|fast slow|heavy "
+    "light|young old|male female|men women|husband wife|father mother|son daughter|brother "
+    "sister|input output|open close|open closed|formal informal|direct indirect|finite "
+    "infinite|natural artificial|domestic foreign|urban rural|offensive defensive|majority "
+    "minority|agree disagree|support oppose|ally enemy|friend enemy|peace war"
 )
 NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "non", "dis")
 

@@ -25,9 +25,11 @@ from docuchat.models.offline.words import (
     capitalised,
     content,
     fold,
+    numbers,
+    stem,
     words,
 )
-from docuchat.research.text import sentence_spans, stem
+from docuchat.research.text import sentence_spans
 
 HEADING_WORDS = 8
 SENTENCE_CLOSED = re.compile(r"[.!?…][\"'”’)\]]*$")
@@ -48,6 +50,8 @@ class Sentence:
     """Stems of the neighbouring sentences of the same paragraph, not in this one."""
     vocabulary: frozenset[str]
     """Stems of every word, stopwords included, of this sentence and its neighbours."""
+    numbers: frozenset[str]
+    """Whole numbers of this sentence and its neighbours."""
     items: tuple[int, ...] = ()
     """For a sentence that introduces a list or table: the ids of its items' sentences."""
     id: int = 0
@@ -90,6 +94,7 @@ def _neighbours(
     sequences = [content(w) for w in said]
     stem_sets = [frozenset(s) for s in sequences]
     every = [frozenset(stem(w) for w in ws) for ws in said]
+    figures = [numbers(t) for t in texts]
     found = []
     for i, text in enumerate(texts):
         paragraph, listing = groups[i]
@@ -97,6 +102,7 @@ def _neighbours(
         members = {j for j, group in enumerate(groups) if group[1] == listing and j != i}
         context = frozenset().union(*(stem_sets[j] for j in around | members)) - stem_sets[i]
         vocabulary = every[i].union(*(every[j] for j in around | members))
+        numbered = figures[i].union(*(figures[j] for j in around | members))
         items = tuple(sorted(first + j for j in members)) if listing == i else ()
         found.append(
             Sentence(
@@ -108,6 +114,7 @@ def _neighbours(
                 stem_sets[i],
                 context,
                 vocabulary,
+                numbered,
                 items,
                 first + i,
             )
@@ -185,7 +192,8 @@ def bigram_share(question: Sequence[str], sentence: Sequence[str]) -> float:
 
 
 def holds_answer_type(s: Sentence, q: Question) -> bool:
-    """The sentence holds a date, number or name that the question does not already give."""
+    """The sentence holds a date, number or name (of a person or a place) that the question
+    does not already give."""
     asked = set(q.words)
     new = [w for w in s.words if w not in asked]
     if q.answer_type == "date":

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 
 from docuchat.models.offline.question import Question
 from docuchat.models.offline.transcript import OPEN, SEARCH, Hit, Turn
-from docuchat.models.offline.words import stems
-from docuchat.research.text import stem
+from docuchat.models.offline.words import numbers, stem, stems
 
 MAX_OPENS = 3  # the runtime keeps only the last three opened passages in full
 
@@ -43,11 +42,11 @@ def _refined_query(turn: Turn, question: Question) -> str | None:
     """Other words when the search found nothing (the question as asked), or nothing that
     mentions the question's names and numbers (those alone); None when it went well."""
     hits = turn.searches[-1] if turn.searches else []
-    specific = question.capitalised | question.numbers
-    seen = set().union(*(stems(h.snippet) for h in hits))
-    if hits and not specific - seen:
+    names = question.capitalised - set().union(*(stems(h.snippet) for h in hits))
+    figures = question.numbers - set().union(*(numbers(h.snippet) for h in hits))
+    if hits and not names | figures:
         return None
-    focus = " ".join(w for w in question.keywords if stem(w) in specific - seen)
+    focus = " ".join([*(w for w in question.keywords if stem(w) in names), *sorted(figures)])
     query = focus if hits and focus else question.text
     return None if query.casefold() in {q.casefold() for q in turn.queries} else query
 

@@ -8,16 +8,17 @@ from dataclasses import dataclass
 from typing import Literal
 
 from docuchat.models.offline.words import (
-    DIGIT,
+    FRAMING,
     PRONOUNS,
     capitalised,
     is_key,
     negated,
+    numbers,
+    stem,
     words,
 )
-from docuchat.research.text import stem
 
-AnswerType = Literal["date", "number", "name"] | None
+AnswerType = Literal["date", "number", "name", "place"] | None
 
 _TYPE_CUES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     (
@@ -34,7 +35,8 @@ _TYPE_CUES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
             r"|\bwhat (percentage|percent|proportion|number|amount|fraction|share|size)\b"
         ),
     ),
-    ("name", re.compile(r"\b(who|whom|whose)\b|^where\b")),
+    ("name", re.compile(r"\b(who|whom|whose)\b")),
+    ("place", re.compile(r"^where\b")),
 )
 _LONG_ANSWER = re.compile(r"\b(list|summari[sz]e|summary|explain|describe|details?)\b")
 
@@ -51,6 +53,9 @@ class Question:
     """The question's own key terms in order."""
     capitalised: frozenset[str]
     numbers: frozenset[str]
+    """Whole numbers ("8.7", "200000"), see ``words.numbered_words``."""
+    asked_for: tuple[str, ...]
+    """Stems of the words that name what the answer is ("what *event*", "which *city*")."""
     answer_type: AnswerType
     negated: bool
     wants_more: bool
@@ -76,8 +81,27 @@ def analyse(question: str, earlier: Sequence[str] = ()) -> Question:
         terms=terms,
         sequence=tuple(stem(w) for w in said if is_key(w)),
         capitalised=frozenset(stem(w) for w in capitalised(question)) & terms.keys(),
-        numbers=frozenset(stem(w) for w in said if DIGIT.search(w)),
+        numbers=numbers(question),
+        asked_for=_asked_for(said),
         answer_type=next((kind for kind, cue in _TYPE_CUES if cue.search(lowered)), None),
         negated=negated(question),
         wants_more=bool(_LONG_ANSWER.search(lowered)),
     )
+
+
+_WH = frozenset("what which whose".split())
+
+
+def _asked_for(said: Sequence[str]) -> tuple[str, ...]:
+    """The key words right after "what", "which" or "whose", before any other word: the kind
+    of thing asked for, which the documents name by the answer itself, not by that word."""
+    for i, word in enumerate(said):
+        if word in _WH:
+            following = [w for w in said[i + 1 :] if w not in FRAMING and w != "of"]
+            head = []
+            for w in following:
+                if not is_key(w):
+                    break
+                head.append(stem(w))
+            return tuple(head)
+    return ()

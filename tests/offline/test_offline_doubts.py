@@ -1,0 +1,95 @@
+"""Doubts: each sign that a passage answers another question than the one asked.
+
+Each case pairs a question the passage does not answer (a number, name, kind or
+superlative changed, a direction swapped) with its answerable twin: the sign
+must fire for the first, so that the model abstains, and not for the twin.
+An unknown kind ("which *dental* insurance") comes with a word that nothing
+read uses, which lowers the doubt as much as it raises it: alone it does not
+make the model abstain, it adds to other signs.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from docuchat.models.offline import ABSTAIN, PREFIX
+from docuchat.models.offline.answer import assess, compose_answer
+from docuchat.models.offline.doubts import DOUBT_THRESHOLD, doubt
+from docuchat.models.offline.question import analyse
+from docuchat.models.offline.transcript import Passage
+
+CASES = {
+    "number_missing": (
+        "The San Andreas Fault can produce a magnitude 8.0 event.",
+        "What fault can produce a magnitude 8.7 event?",
+        "What fault can produce a magnitude 8.0 event?",
+    ),
+    "number_rebound": (
+        "The region consists of one Combined Statistical Area and eight Metropolitan "
+        "Statistical Areas.",
+        "What consists of one Metropolitan Statistical Area?",
+        "What consists of eight Metropolitan Statistical Areas?",
+    ),
+    "name_scrambled": (
+        "The surfers Rob Machado and Tim Curran live in Ventura.",
+        "Where do Rob Curran and Tim Machado live?",
+        "Where do Rob Machado and Tim Curran live?",
+    ),
+    "superlative_qualified": (
+        "Larkspur Field is the second busiest airport in the state.",
+        "What is the busiest airport in the state?",
+        "What is the second busiest airport in the state?",
+    ),
+    "kind_unknown": (
+        "Larkspur provides private health insurance for every employee.",
+        "Which dental insurance does Larkspur provide?",
+        "Which health insurance does Larkspur provide?",
+    ),
+    "opposite": (
+        "To the east of the valley lies the Colorado Desert.",
+        "What desert lies to the south of the valley?",
+        "What desert lies to the east of the valley?",
+    ),
+    "answer_type_missing": (
+        "The bakery opened a second shop on the high street, next to the old mill.",
+        "When did the bakery open a second shop on the high street?",
+        "Where did the bakery open a second shop?",
+    ),
+}
+
+
+def signs_of(question: str, text: str) -> dict[str, float]:
+    judged = assess(analyse(question), [Passage(1, "c1", text)])
+    assert judged is not None and judged.on_topic
+    return judged.signs
+
+
+@pytest.mark.parametrize("sign", list(CASES))
+def test_a_sign_marks_the_changed_question_and_not_its_twin(sign: str) -> None:
+    text, changed, twin = CASES[sign]
+    passage = [Passage(1, "c1", text)]
+
+    assert signs_of(changed, text)[sign] == 1.0
+    assert signs_of(twin, text)[sign] == 0.0
+    assert compose_answer(analyse(twin), passage) == f"{PREFIX}“{text}” [1]"
+    if sign == "kind_unknown":
+        assert doubt(signs_of(twin, text)) < doubt(signs_of(changed, text)) < DOUBT_THRESHOLD
+    else:
+        assert compose_answer(analyse(changed), passage) == ABSTAIN
+
+
+def test_question_words_that_nothing_read_uses_lower_the_doubt() -> None:
+    text = "In 1994 the bridge was repainted. Mara Quinn designed it in 1990."
+    asked = signs_of("Who designed the bridge that was repainted in 1994?", text)
+    reworded = signs_of("Who engineered the bridge that was repainted in 1994?", text)
+    assert asked["reworded"] == 0.0 and reworded["reworded"] == 1.0  # "engineered"
+
+
+def test_a_list_item_quoted_with_its_introduction_counts_as_stated() -> None:
+    text = "Hotels may cost at most these amounts per night:\n\nLondon | £160\n\nLisbon | €130"
+    signs = signs_of("What may a hotel in Lisbon cost per night?", text)
+    assert signs["name_missing_here"] == 0.0
+    answer = compose_answer(
+        analyse("What may a hotel in Lisbon cost per night?"), [Passage(1, "c1", text)]
+    )
+    assert answer.endswith("“Lisbon | €130…” [1]")
