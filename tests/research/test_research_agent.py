@@ -293,3 +293,17 @@ def test_concurrent_opens_are_numbered_in_call_order(searcher: HybridSearcher) -
     assert [json.loads(r.content)["chunkId"] for r in opened] == [
         c.arguments["chunkId"] for c in opened_calls
     ]
+
+
+async def test_pipeline_steps_are_shown_as_tool_events(searcher: HybridSearcher) -> None:
+    agent, _ = _agent(searcher, [reply("The annual rent is 14,400 pounds [1].")], mode="pipeline")
+    events = [item async for item in agent.stream("annual rent of the cottage")]
+    steps = [(e.type, e.name) for e in events if e.type.startswith("tool_call")]
+    assert steps[:2] == [
+        ("tool_call_started", "search_docs"),
+        ("tool_call_finished", "search_docs"),
+    ]
+    assert ("tool_call_finished", "open_citation") in steps
+    finished = [e for e in events if e.type == "tool_call_finished"]
+    assert finished[0].output_summary.startswith("Found")
+    assert finished[1].output_summary.startswith("Read [1]")

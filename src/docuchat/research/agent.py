@@ -10,12 +10,24 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
-from docuchat.agent import Agent, AgentStream, Cancellation, Event, Limits, RunResult
+from docuchat.agent import (
+    Agent,
+    AgentStream,
+    Cancellation,
+    Event,
+    Limits,
+    RunResult,
+    ToolCallFinished,
+    ToolCallStarted,
+)
 from docuchat.agent.events import event_to_dict
 from docuchat.models.base import (
     AssistantMessage,
@@ -28,7 +40,13 @@ from docuchat.models.base import (
 )
 from docuchat.research.citations import Citation, Verification, verify
 from docuchat.research.prompts import PIPELINE_PROMPT, SYSTEM_PROMPT
-from docuchat.research.tools import ResearchSession
+from docuchat.research.tools import (
+    BASIC_TOOLS,
+    RICH_TOOLS,
+    ResearchSession,
+    open_summary,
+    search_summary,
+)
 from docuchat.search.hybrid import HybridSearcher
 from docuchat.store.base import DocumentFilter
 
@@ -123,6 +141,7 @@ class ResearchAgent:
     k: int = 8
     where: DocumentFilter | None = None
     system_prompt: str = SYSTEM_PROMPT
+    _runtime: Agent[str] | None = field(default=None, init=False, repr=False)
 
     async def ask(
         self,
@@ -154,13 +173,9 @@ class ResearchAgent:
         session = self._session()
         failed: RunResult | None = None
         if self.mode == "agent":
-            agent: Agent[str] = Agent(
-                self.model,
-                tools=session.tools(rich=self.rich_tools),
-                limits=self.limits,
-                system_prompt=self.system_prompt,
+            stream = self._agent().stream(
+                question, history=history, deps=session, cancel=cancel, trace=trace
             )
-            stream = agent.stream(question, history=history, cancel=cancel, trace=trace)
             async for event in stream:
                 yield event
             run = stream.result
@@ -168,13 +183,55 @@ class ResearchAgent:
                 yield AnswerReady(self._answer(question, run, session, "agent"))
                 return
             failed, session = run, self._session()
-        pipeline = self._pipeline(question, history, session, cancel, trace)
+        steps, pipeline = self._pipeline(question, history, session, cancel, trace)
+        for step in steps:
+            yield step
         async for event in pipeline:
             yield event
         yield AnswerReady(self._answer(question, pipeline.result, session, "pipeline", failed))
 
+    def _agent(self) -> Agent[str]:
+        """The runtime agent, built once: its tools reach each run's session as ``deps``."""
+        if self._runtime is None:
+            self._runtime = Agent(
+                self.model,
+                tools=RICH_TOOLS if self.rich_tools else BASIC_TOOLS,
+                limits=self.limits,
+                system_prompt=self.system_prompt,
+            )
+        return self._runtime
+
     def _session(self) -> ResearchSession:
         return ResearchSession(self.searcher, self.owner, k=self.k, where=self.where)
+
+    def _pipeline_steps(
+        self, question: str, session: ResearchSession, transcript: list[Message]
+    ) -> Iterator[Event]:
+        """The fixed steps, run by us: events as for a model's calls, and the transcript
+        written as if the model had made them."""
+        step_id = f"pipeline-{uuid.uuid4().hex[:8]}"
+        search = ToolCall(f"{step_id}-search", "search_docs", {"query": question})
+        found = yield from _step(step_id, search, partial(session.search, question))
+        transcript += [
+            AssistantMessage("", (search,)),
+            ToolResultsMessage((ToolResult(search.id, search.name, _json(found)),)),
+        ]
+        hits: list[dict[str, Any]] = found["hits"]  # type: ignore[assignment]
+        opens = [
+            ToolCall(
+                f"{step_id}-open-{i}",
+                "open_citation",
+                {"docId": h["docId"], "chunkId": h["chunkId"]},
+            )
+            for i, h in enumerate(hits[:PIPELINE_OPENS])
+        ]
+        results = []
+        for c in opens:
+            doc_id, chunk_id = c.arguments["docId"], c.arguments["chunkId"]
+            opened = yield from _step(step_id, c, partial(session.open, doc_id, chunk_id))
+            results.append(ToolResult(c.id, c.name, _json(opened)))
+        if opens:
+            transcript += [AssistantMessage("", tuple(opens)), ToolResultsMessage(tuple(results))]
 
     def _pipeline(
         self,
@@ -183,38 +240,16 @@ class ResearchAgent:
         session: ResearchSession,
         cancel: Cancellation | None,
         trace: str | Path | None,
-    ) -> AgentStream:
-        """Fixed steps run by us, written into the transcript as if the model had called them."""
+    ) -> tuple[list[Event], AgentStream]:
         transcript: list[Message] = [*history, UserMessage(question)]
-        found = session.search(question)
-        hits: list[dict[str, Any]] = found["hits"]  # type: ignore[assignment]
-        search_call = ToolCall("pipeline_search", "search_docs", {"query": question})
-        transcript += [
-            AssistantMessage("", (search_call,)),
-            ToolResultsMessage((ToolResult(search_call.id, "search_docs", _json(found)),)),
-        ]
-        opens = [
-            ToolCall(
-                f"pipeline_open_{i}",
-                "open_citation",
-                {"docId": h["docId"], "chunkId": h["chunkId"]},
-            )
-            for i, h in enumerate(hits[:PIPELINE_OPENS])
-        ]
-        if opens:
-            results = tuple(
-                ToolResult(
-                    c.id, c.name, _json(session.open(c.arguments["docId"], c.arguments["chunkId"]))
-                )
-                for c in opens
-            )
-            transcript += [AssistantMessage("", tuple(opens)), ToolResultsMessage(results)]
+        steps = list(self._pipeline_steps(question, session, transcript))
         answerer: Agent[str] = Agent(
             self.model,
             limits=Limits(max_iterations=1, timeout=self.limits.timeout),
             system_prompt=self.system_prompt,
         )
-        return answerer.stream(PIPELINE_PROMPT, history=transcript, cancel=cancel, trace=trace)
+        stream = answerer.stream(PIPELINE_PROMPT, history=transcript, cancel=cancel, trace=trace)
+        return steps, stream
 
     def _answer(
         self,
@@ -245,6 +280,30 @@ class ResearchAgent:
 def _needs_fallback(run: RunResult) -> bool:
     """A failed run without an answer (a model error, or a limit that left none)."""
     return run.output is None and run.outcome != "cancelled"
+
+
+def _step(
+    run_id: str, call: ToolCall, work: Callable[[], dict[str, object]]
+) -> Generator[Event, None, dict[str, object]]:
+    """One pipeline step as started/finished events; returns its result."""
+    yield ToolCallStarted(
+        run_id=run_id, call_id=call.id, name=call.name, input=call.arguments, iteration=0
+    )
+    started = time.perf_counter()
+    result = work()
+    summary = (search_summary if call.name == "search_docs" else open_summary)(_json(result))
+    yield ToolCallFinished(
+        run_id=run_id,
+        call_id=call.id,
+        name=call.name,
+        input=call.arguments,
+        output=_json(result),
+        output_summary=summary,
+        ok=True,
+        duration_ms=(time.perf_counter() - started) * 1000,
+        iteration=0,
+    )
+    return result
 
 
 def _json(value: object) -> str:

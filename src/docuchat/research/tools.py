@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from docuchat.agent import Tool, tool
+from docuchat.agent import RunContext, Tool, tool
 from docuchat.errors import NotFound
 from docuchat.research.citations import CitationRegistry
 from docuchat.search.hybrid import HybridSearcher, SearchResult
@@ -32,7 +32,7 @@ class PassageUnavailable(Exception):
     """The asker has no passage with that id (unknown or someone else's: we do not say)."""
 
 
-def _search_summary(output: str) -> str:
+def search_summary(output: str) -> str:
     hits = json.loads(output).get("hits", [])
     titles = list(dict.fromkeys(h["title"] for h in hits))
     if not hits:
@@ -40,14 +40,17 @@ def _search_summary(output: str) -> str:
     return f"Found {len(hits)} passages in {len(titles)} document(s): " + ", ".join(titles[:3])
 
 
-def _open_summary(output: str) -> str:
+def open_summary(output: str) -> str:
     data = json.loads(output)
     return f"Read [{data['citation']}] {data['title']}, page {data['page']}"
 
 
 @dataclass(slots=True)
 class ResearchSession:
-    """One asker, one run: what was searched and which passages were opened."""
+    """One asker, one run: what was searched and which passages were opened.
+
+    The tools below are built once and reach the session as the run's ``deps``.
+    """
 
     searcher: HybridSearcher
     owner: str
@@ -56,35 +59,38 @@ class ResearchSession:
     registry: CitationRegistry = field(default_factory=CitationRegistry)
     searches: list[str] = field(default_factory=list)
 
-    def tools(self, *, rich: bool = False) -> list[Tool]:
-        basic = [self._search_tool(), self._open_tool()]
-        return [*basic, self._read_tool(), self._summary_tool()] if rich else basic
-
-    # -- search_docs ---------------------------------------------------------
     def search(self, query: str) -> dict[str, object]:
         self.searches.append(query)
         results = self.searcher.search(self.owner, query, k=self.k, where=self.where)
         return {"query": query, "hits": [_hit(r) for r in results]}
 
-    def _search_tool(self) -> Tool:
-        session = self
-
-        @tool(name="search_docs", summarize=_search_summary)
-        def search_docs(query: str) -> str:
-            """Search the user's documents. Returns, per matching passage: docId, chunkId, title,
-            page, a short snippet and a score; never the full text. Open a passage with
-            open_citation to read it and to be able to cite it."""
-            return json.dumps(session.search(query), ensure_ascii=False)
-
-        return search_docs
-
-    # -- open_citation -------------------------------------------------------
-    # Opening tools are coroutines that never await: concurrent calls of one response then
-    # run in call order on the event loop, so citation numbers follow the model's call order.
     def open(self, doc_id: str, chunk_id: str) -> dict[str, object]:
         chunk = self._owned_chunk(doc_id, chunk_id)
-        n = self.registry.number(chunk)
-        return _passage(n, chunk, chunk.text[:OPEN_CAP])
+        return _passage(self.registry.number(chunk), chunk, chunk.text[:OPEN_CAP])
+
+    def read(self, doc_id: str, focus_query: str) -> dict[str, object]:
+        store = self.searcher.store
+        doc = store.get_document(self.owner, doc_id)  # NotFound for foreign ids
+        where = DocumentFilter(doc_ids=frozenset({doc_id}))
+        query = focus_query.strip() or doc.title
+        ranked = self.searcher.rank(self.owner, query, k=1, where=where, mode="bm25")
+        if not ranked:
+            raise PassageUnavailable("nothing in that document matches; try another focus_query")
+        chunk = store.get_chunk(self.owner, ranked[0].chunk_id)
+        text = store.document_text(self.owner, doc_id, chunk.start, chunk.start + READ_CAP)
+        return _passage(self.registry.number(chunk), chunk, text)
+
+    def summary(self, doc_id: str) -> dict[str, object]:
+        store = self.searcher.store
+        doc = store.get_document(self.owner, doc_id)
+        return {
+            "docId": doc.id,
+            "title": doc.title,
+            "pages": doc.page_count,
+            "chunks": doc.chunk_count,
+            "mediaType": doc.media_type,
+            "opening": store.document_text(self.owner, doc_id, 0, 600),
+        }
 
     def _owned_chunk(self, doc_id: str, chunk_id: str) -> ChunkRecord:
         try:
@@ -98,63 +104,42 @@ class ResearchSession:
             )
         return chunk
 
-    def _open_tool(self) -> Tool:
-        session = self
 
-        @tool(name="open_citation", summarize=_open_summary, keep_last=KEEP_OPENED)
-        async def open_citation(docId: str, chunkId: str) -> str:
-            """Open one passage found by search_docs and read its text (up to 1,500 characters).
-            The result carries a citation number N: cite the passage as [N] in your answer."""
-            return json.dumps(session.open(docId, chunkId), ensure_ascii=False)
+Context = RunContext[ResearchSession]
 
-        return open_citation
 
-    # -- opt-in: read_document, get_document_summary -------------------------
-    def _read_tool(self) -> Tool:
-        session = self
+@tool(name="search_docs", summarize=search_summary)
+def search_docs(ctx: Context, query: str) -> str:
+    """Search the user's documents. Returns, per matching passage: docId, chunkId, title,
+    page, a short snippet and a score; never the full text. Open a passage with
+    open_citation to read it and to be able to cite it."""
+    return json.dumps(ctx.deps.search(query), ensure_ascii=False)
 
-        @tool(name="read_document", summarize=_open_summary, keep_last=KEEP_OPENED)
-        async def read_document(docId: str, focus_query: str = "") -> str:
-            """Read a document's text from the passage that best matches focus_query (default:
-            the document's title), up to 3,000 characters. Cite it with the returned number [N]."""
-            store = session.searcher.store
-            doc = store.get_document(session.owner, docId)  # NotFound for foreign ids
-            where = DocumentFilter(doc_ids=frozenset({docId}))
-            ranked = session.searcher.rank(
-                session.owner, focus_query.strip() or doc.title, k=1, where=where, mode="bm25"
-            )
-            if not ranked:
-                raise PassageUnavailable(
-                    "nothing in that document matches; try another focus_query"
-                )
-            chunk = store.get_chunk(session.owner, ranked[0].chunk_id)
-            text = store.document_text(session.owner, docId, chunk.start, chunk.start + READ_CAP)
-            return json.dumps(_passage(session.registry.number(chunk), chunk, text))
 
-        return read_document
+# Opening tools are coroutines that never await: concurrent calls of one response then run
+# in call order on the event loop, so citation numbers follow the model's call order.
+@tool(name="open_citation", summarize=open_summary, keep_last=KEEP_OPENED)
+async def open_citation(ctx: Context, docId: str, chunkId: str) -> str:
+    """Open one passage found by search_docs and read its text (up to 1,500 characters).
+    The result carries a citation number N: cite the passage as [N] in your answer."""
+    return json.dumps(ctx.deps.open(docId, chunkId), ensure_ascii=False)
 
-    def _summary_tool(self) -> Tool:
-        session = self
 
-        @tool(name="get_document_summary")
-        def get_document_summary(docId: str) -> str:
-            """A short overview of one document: title, pages, size and its opening lines."""
-            store = session.searcher.store
-            doc = store.get_document(session.owner, docId)
-            lead = store.document_text(session.owner, docId, 0, 600)
-            return json.dumps(
-                {
-                    "docId": doc.id,
-                    "title": doc.title,
-                    "pages": doc.page_count,
-                    "chunks": doc.chunk_count,
-                    "mediaType": doc.media_type,
-                    "opening": lead,
-                },
-                ensure_ascii=False,
-            )
+@tool(name="read_document", summarize=open_summary, keep_last=KEEP_OPENED)
+async def read_document(ctx: Context, docId: str, focus_query: str = "") -> str:
+    """Read a document's text from the passage that best matches focus_query (default:
+    the document's title), up to 3,000 characters. Cite it with the returned number [N]."""
+    return json.dumps(ctx.deps.read(docId, focus_query), ensure_ascii=False)
 
-        return get_document_summary
+
+@tool(name="get_document_summary")
+def get_document_summary(ctx: Context, docId: str) -> str:
+    """A short overview of one document: title, pages, size and its opening lines."""
+    return json.dumps(ctx.deps.summary(docId), ensure_ascii=False)
+
+
+BASIC_TOOLS: tuple[Tool, ...] = (search_docs, open_citation)
+RICH_TOOLS: tuple[Tool, ...] = (*BASIC_TOOLS, read_document, get_document_summary)
 
 
 def _hit(result: SearchResult) -> dict[str, object]:
