@@ -56,10 +56,13 @@ def message_tokens(message: Message) -> float:
 
 def tools_tokens(tools: Iterable[ToolSpec]) -> float:
     """Fixed-ratio tokens of tool definitions (JSON)."""
-    return sum(
-        _json_chars({"name": t.name, "description": t.description, "parameters": t.parameters})
-        for t in tools
-    ) / JSON_CHARS_PER_TOKEN
+    return (
+        sum(
+            _json_chars({"name": t.name, "description": t.description, "parameters": t.parameters})
+            for t in tools
+        )
+        / JSON_CHARS_PER_TOKEN
+    )
 
 
 def fixed_ratio_estimate(request: ModelRequest) -> float:
