@@ -19,6 +19,7 @@ from docuchat.store.base import (
     Store,
     TextToEmbed,
     Vector,
+    embedding_text,
 )
 from docuchat.store.sqlite import SQLiteStore
 
@@ -42,5 +43,6 @@ __all__ = [
     "Store",
     "TextToEmbed",
     "Vector",
+    "embedding_text",
     "open_store",
 ]
