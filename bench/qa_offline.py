@@ -94,12 +94,13 @@ async def judge_all(dataset: SquadDataset, embedder: Embedder | None) -> list[Ju
             ingested = ingest_articles(store, OWNER, dataset.articles, Path(folder))
             if embedder is not None:
                 embed_pending(store, OWNER, embedder)
-            agent = ResearchAgent(HybridSearcher(store, embedder), OfflineModel(), OWNER)
+            model = OfflineModel(embedder=embedder)
+            agent = ResearchAgent(HybridSearcher(store, embedder), model, OWNER)
             judged = []
             for q in dataset.questions:
                 answer = await agent.ask(q.text)
                 turn = read_turn(answer.run.messages)
-                found = assess(analyse(turn.question), turn.reading_order())
+                found = assess(analyse(turn.question), turn.reading_order(), model.similarity)
                 registry = CitationRegistry()
                 for n, passage in turn.passages.items():
                     registry.passages[n] = store.get_chunk(OWNER, passage.chunk_id)

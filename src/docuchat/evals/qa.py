@@ -40,6 +40,7 @@ from docuchat.corpus.parse import parse_bytes
 from docuchat.embeddings import Embedder
 from docuchat.errors import ConfigError
 from docuchat.models.base import Model
+from docuchat.models.offline import OfflineModel
 from docuchat.research import Answer, ResearchAgent
 from docuchat.research.citations import Citation
 from docuchat.search.hybrid import HybridSearcher
@@ -291,13 +292,16 @@ async def evaluate(
     progress: Progress | None = None,
 ) -> QAReport:
     """Ingest every article into a fresh store in a temporary folder, then ask the first
-    ``limit`` questions (all by default)."""
+    ``limit`` questions (all by default). With an embedder, search is hybrid, and the
+    offline model also ranks the sentences it reads by the embedder's similarity."""
     with tempfile.TemporaryDirectory(prefix="docuchat-qa-") as folder:
         store = open_store(Path(folder) / "qa.db")
         try:
             ingested = ingest_articles(store, OWNER, dataset.articles, Path(folder))
             if embedder is not None:
                 embed_pending(store, OWNER, embedder, progress=progress)
+                if isinstance(model, OfflineModel):
+                    model = model.with_embedder(embedder)  # it ranks sentences by it too
             agent = ResearchAgent(HybridSearcher(store, embedder), model, OWNER)
             questions = dataset.questions[:limit] if limit else dataset.questions
             return await ask_all(agent, questions, ingested, progress)

@@ -15,6 +15,7 @@ from docuchat.models.offline.evidence import (
     sentences,
 )
 from docuchat.models.offline.question import Question
+from docuchat.models.offline.similarity import SentenceSimilarity
 from docuchat.models.offline.transcript import Passage
 from docuchat.models.offline.words import TOKEN, bare, fold, stem
 
@@ -42,12 +43,16 @@ class Assessment:
     """Signs that the best sentence answers another question (see ``doubts``)."""
 
 
-def assess(question: Question, passages: Sequence[Passage]) -> Assessment | None:
+def assess(
+    question: Question,
+    passages: Sequence[Passage],
+    similarity: SentenceSimilarity | None = None,
+) -> Assessment | None:
     """The passages' sentences against the question; None when there is nothing to read."""
     found = sentences(passages)
     if not found or not question.terms:
         return None
-    reading = read(question, found)
+    reading = read(question, found, similarity)
     scores = {s.id: relevance(s, reading) for s in found}
     ranked = sorted(found, key=lambda s: scores[s.id], reverse=True)
     best = ranked[0]
@@ -63,10 +68,11 @@ def compose_answer(
     passages: Sequence[Passage],
     threshold: float = DOUBT_THRESHOLD,
     weights: Mapping[str, float] = WEIGHTS,
+    similarity: SentenceSimilarity | None = None,
 ) -> str:
     """Quoted best sentences with their citations, or the abstention when nothing read is
     about the question or the doubt reaches the threshold."""
-    judged = assess(question, passages)
+    judged = assess(question, passages, similarity)
     if judged is None or not judged.on_topic or doubt(judged.signs, weights) >= threshold:
         return ABSTAIN
     return judged.quoted

@@ -3,7 +3,8 @@
 Each sentence knows its neighbours: the sentences next to it in its paragraph,
 and for a list or a table, the sentence that introduces it ("…within these
 limits:") and all of its items. The rank is a linear score of lexical features
-fitted on SQuAD 2.0 (see the README's evaluation).
+fitted on SQuAD 2.0 (see the README's evaluation), plus the dense similarity of
+question and sentence when the model has an embedder.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from docuchat.models.offline.question import Question
+from docuchat.models.offline.similarity import SentenceSimilarity
 from docuchat.models.offline.transcript import Passage
 from docuchat.models.offline.words import (
     DIGIT,
@@ -32,6 +34,7 @@ from docuchat.models.offline.words import (
 from docuchat.research.text import sentence_spans
 
 HEADING_WORDS = 8
+DENSE_WEIGHT = 8.0  # fitted with all-MiniLM-L6-v2 on two SQuAD articles (bench/qa_offline.py)
 SENTENCE_CLOSED = re.compile(r"[.!?…][\"'”’)\]]*$")
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
 _LISTED = re.compile(r"[\d:|]")
@@ -141,9 +144,13 @@ class Reading:
     """Capitalised question words that the passages never use in lower case."""
     read: frozenset[str]
     """Stems of everything read."""
+    similarity: dict[int, float]
+    """Per sentence id: its dense similarity to the question (empty without an embedder)."""
 
 
-def read(question: Question, found: list[Sentence]) -> Reading:
+def read(
+    question: Question, found: list[Sentence], similarity: SentenceSimilarity | None = None
+) -> Reading:
     total = len(found)
     weights = {}
     for term, prior in question.terms.items():
@@ -156,7 +163,15 @@ def read(question: Question, found: list[Sentence]) -> Reading:
         weights,
         question.capitalised - lower,
         frozenset().union(*(s.stems for s in found)),
+        {} if similarity is None else _similarities(question, found, similarity),
     )
+
+
+def _similarities(
+    question: Question, found: list[Sentence], similarity: SentenceSimilarity
+) -> dict[int, float]:
+    scores = similarity(question.text, [s.text for s in found])
+    return {s.id: score for s, score in zip(found, scores, strict=True)}
 
 
 def relevance(s: Sentence, reading: Reading) -> float:
@@ -179,6 +194,7 @@ def relevance(s: Sentence, reading: Reading) -> float:
         + 0.6 * math.log1p(len(s.words))
         - 0.4 * math.log1p(novel)
         - 0.5 * bool(reading.names - s.window)
+        + DENSE_WEIGHT * reading.similarity.get(s.id, 0.0)
     )
 
 

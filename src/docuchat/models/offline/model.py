@@ -7,6 +7,7 @@ import math
 import re
 from collections.abc import AsyncIterator
 
+from docuchat.embeddings import Embedder
 from docuchat.models.base import (
     ModelRequest,
     ModelResponse,
@@ -19,6 +20,7 @@ from docuchat.models.offline.answer import compose_answer
 from docuchat.models.offline.doubts import DOUBT_THRESHOLD
 from docuchat.models.offline.planning import Budget, Call, plan
 from docuchat.models.offline.question import analyse
+from docuchat.models.offline.similarity import SentenceSimilarity
 from docuchat.models.offline.transcript import OPEN, SEARCH, Turn, read_turn
 from docuchat.models.tokens import JSON_CHARS_PER_TOKEN, PROSE_CHARS_PER_TOKEN, TokenEstimator
 
@@ -34,11 +36,23 @@ class OfflineModel:
         max_tool_calls: int = 5,
         max_iterations: int = 5,
         doubt_threshold: float = DOUBT_THRESHOLD,
+        embedder: Embedder | None = None,
     ) -> None:
-        """``doubt_threshold``: lower abstains more often, higher answers more often."""
+        """``doubt_threshold``: lower abstains more often, higher answers more often.
+        ``embedder``: also rank sentences by their dense similarity to the question."""
         self.budget = Budget(max_tool_calls, max_iterations)
         self.doubt_threshold = doubt_threshold
+        self.similarity = SentenceSimilarity(embedder) if embedder else None
         self._estimator = TokenEstimator()
+
+    def with_embedder(self, embedder: Embedder) -> OfflineModel:
+        """The same model, also ranking sentences by ``embedder``'s similarity."""
+        return OfflineModel(
+            max_tool_calls=self.budget.tool_calls,
+            max_iterations=self.budget.steps,
+            doubt_threshold=self.doubt_threshold,
+            embedder=embedder,
+        )
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         response = self._respond(request)
@@ -65,7 +79,9 @@ class OfflineModel:
             planned = plan(turn, question, self.budget)
             if planned:
                 return _tool_calls(planned, turn)
-        text = compose_answer(question, turn.reading_order(), self.doubt_threshold)
+        text = compose_answer(
+            question, turn.reading_order(), self.doubt_threshold, similarity=self.similarity
+        )
         return ModelResponse(text=text, finish_reason="stop")
 
 

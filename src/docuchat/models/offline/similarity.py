@@ -1,0 +1,45 @@
+"""Dense similarity of a question and the sentences read, when an embedder is at hand.
+
+Optional: without an embedder the offline model ranks sentences by words
+alone. MiniLM-style embedders were trained on question and answer pairs,
+so the similarity also ranks sentences that answer in other words.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from docuchat.embeddings import Embedder
+
+CACHED_TEXTS = 4096
+
+
+class SentenceSimilarity:
+    """Cosine similarity by an embedder; each text is embedded once (while it stays among
+    the last ``CACHED_TEXTS``), so the passages of a conversation are embedded once."""
+
+    def __init__(self, embedder: Embedder, cached: int = CACHED_TEXTS) -> None:
+        self.embedder = embedder
+        self._cached = cached
+        self._vectors: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
+
+    def __len__(self) -> int:
+        """How many texts' vectors it holds."""
+        return len(self._vectors)
+
+    def __call__(self, question: str, texts: Sequence[str]) -> list[float]:
+        wanted = list(dict.fromkeys([question, *texts]))
+        missing = [t for t in wanted if t not in self._vectors]
+        if missing:
+            for text, vector in zip(missing, self.embedder.embed(missing), strict=True):
+                self._vectors[text] = vector
+        for text in wanted:
+            self._vectors.move_to_end(text)
+        while len(self._vectors) > max(self._cached, len(wanted)):
+            self._vectors.popitem(last=False)
+        asked = self._vectors[question]
+        return [float(asked @ self._vectors[t]) for t in texts]

@@ -1,0 +1,56 @@
+"""The offline model's optional dense similarity, with the hashing embedder (no weights)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from docuchat.embeddings.hashing import HashingEmbedder
+from docuchat.models.offline import OfflineModel
+from docuchat.models.offline.similarity import SentenceSimilarity
+
+from .conftest import Ask
+
+QUESTION = "Who designed the Larkspur Bridge?"
+SENTENCES = [
+    "The Larkspur Bridge was designed by the engineer Mara Quinn.",
+    "Holloway Bakery employs twelve people.",
+]
+
+
+def test_similarity_is_the_cosine_of_the_embedder_s_vectors() -> None:
+    embedder = HashingEmbedder(64)
+    vectors = embedder.embed([QUESTION, *SENTENCES])
+
+    scores = SentenceSimilarity(embedder)(QUESTION, SENTENCES)
+
+    assert scores == pytest.approx([float(vectors[0] @ v) for v in vectors[1:]], abs=1e-6)
+    assert scores[0] > scores[1]
+
+
+def test_each_text_is_embedded_once_and_the_cache_stays_bounded() -> None:
+    similarity = SentenceSimilarity(HashingEmbedder(64), cached=4)
+    similarity(QUESTION, SENTENCES)
+    assert len(similarity) == 3
+    assert similarity(QUESTION, SENTENCES) == similarity(QUESTION, SENTENCES[::-1])[::-1]
+    assert len(similarity) == 3
+
+    similarity("When did it open?", [f"Sentence number {i}." for i in range(6)])
+    assert len(similarity) == 7  # the texts of the last call are all kept, older ones go
+    similarity("When did it open?", ["Sentence number 0."])
+    assert len(similarity) == 4
+
+
+def test_the_model_with_an_embedder_answers_through_the_runtime(ask: Ask) -> None:
+    model = OfflineModel(embedder=HashingEmbedder(64))
+    answer = ask(QUESTION, model=model)
+    assert "Mara Quinn" in answer.answer and answer.verified_count >= 1
+    assert model.similarity is not None and len(model.similarity) > 1
+
+
+def test_with_embedder_keeps_the_budget_and_the_threshold() -> None:
+    model = OfflineModel(max_tool_calls=3, max_iterations=4, doubt_threshold=2.0)
+    dense = model.with_embedder(HashingEmbedder(64))
+    assert (dense.budget, dense.doubt_threshold) == (model.budget, model.doubt_threshold)
+    assert dense.similarity is not None and model.similarity is None
+    assert np.isclose(dense.similarity(QUESTION, [QUESTION])[0], 1.0)
