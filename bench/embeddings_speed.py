@@ -7,10 +7,9 @@ reference, and ``minilm-onnx``, the int8 ONNX model):
   them) per second, after a warm-up, on all CPU cores;
 - agreement: mean and minimum cosine similarity to the first embedder's
   vectors for the same texts;
-- quality: nDCG@10 (and recall@100) of dense and hybrid search on the 300
-  SciFact test queries, through ``docuchat eval retrieval``'s code and its
-  cached index, so each embedder's vectors are computed once and later runs
-  only query.
+- quality: nDCG@10 and recall@100 of dense search on the 300 SciFact test
+  queries, through ``docuchat eval retrieval``'s code and its cached index,
+  so each embedder's vectors are computed once and later runs only query.
 
 Prints a markdown table (``--json`` for the raw figures).
 """
@@ -60,11 +59,10 @@ def main() -> None:
         }
         if not args.no_quality:
             report = evaluate_retrieval(args.data, embedder=embedder, cache_root=args.cache_dir)
-            for method in ("dense", "hybrid"):
-                result = report.results[method]
-                assert result is not None
-                row[f"{method}_ndcg@10"] = round(result.metrics["ndcg@10"], 4)
-                row[f"{method}_recall@100"] = round(result.metrics["recall@100"], 4)
+            dense = report.results["dense"]
+            assert dense is not None
+            row["dense_ndcg@10"] = round(dense.metrics["ndcg@10"], 4)
+            row["dense_recall@100"] = round(dense.metrics["recall@100"], 4)
         rows.append(row)
     print(json.dumps(rows, indent=2) if args.json else _table(rows))
 
@@ -80,15 +78,14 @@ def _table(rows: list[dict[str, Any]]) -> str:
     base = rows[0]["texts_per_s"]
     lines = [
         "| embedder | texts/s | speed-up | cosine to first (mean / min) | dense nDCG@10 |"
-        " dense R@100 | hybrid nDCG@10 |",
-        "|---|---|---|---|---|---|---|",
+        " dense R@100 |",
+        "|---|---|---|---|---|---|",
     ]
     for row in rows:
         lines.append(
             f"| {row['embedder']} | {row['texts_per_s']} | {row['texts_per_s'] / base:.1f}x"
             f" | {row['cosine_mean']} / {row['cosine_min']}"
-            f" | {row.get('dense_ndcg@10', '-')} | {row.get('dense_recall@100', '-')}"
-            f" | {row.get('hybrid_ndcg@10', '-')} |"
+            f" | {row.get('dense_ndcg@10', '-')} | {row.get('dense_recall@100', '-')} |"
         )
     return "\n".join(lines)
 
