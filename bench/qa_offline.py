@@ -85,6 +85,8 @@ class Judged:
     """When it answers: the gold answer is in the answer."""
     citation_match: bool
     """When it answers: a verified citation quotes the gold paragraph."""
+    gold_opened: bool
+    """A passage the run opened overlaps the gold paragraph (retrieval found it)."""
 
 
 async def judge_all(dataset: SquadDataset, embedder: Embedder | None) -> list[Judged]:
@@ -106,6 +108,8 @@ async def judge_all(dataset: SquadDataset, embedder: Embedder | None) -> list[Ju
                     registry.passages[n] = store.get_chunk(OWNER, passage.chunk_id)
                 checked = verify(found.quoted, registry) if found else None
                 text = plain_answer(checked.answer) if checked else ""
+                article = ingested[q.article]
+                start, end = article.paragraph_spans[q.paragraph]
                 judged.append(
                     Judged(
                         article=q.article,
@@ -114,7 +118,11 @@ async def judge_all(dataset: SquadDataset, embedder: Embedder | None) -> list[Ju
                         signs=np.array([found.signs[s] if found else 0.0 for s in SIGNS]),
                         answer_match=any(contains_answer(text, g) for g in q.answers),
                         citation_match=checked is not None
-                        and cites_gold(q, checked.citations, ingested[q.article]),
+                        and cites_gold(q, checked.citations, article),
+                        gold_opened=any(
+                            c.doc_id == article.doc_id and c.start < end and start < c.end
+                            for c in registry.passages.values()
+                        ),
                     )
                 )
             return judged
@@ -187,6 +195,7 @@ def report(
     titles = [a.title for a in dataset.articles]
     train = {titles.index(t) for t in train_titles}
     weights, threshold = fitted(judged, train)
+    answerable = [j for j in judged if j.answerable]
     held_out = [j for j in judged if j.article not in train]
     training = [j for j in judged if j.article in train]
     rotations = {}
@@ -210,6 +219,13 @@ def report(
             for a, title in enumerate(titles)
         },
         "weights": {s: round(float(w), 2) for s, w in zip(SIGNS, weights, strict=True)},
+        "gold_paragraph_opened": {
+            "all": _mean(j.gold_opened for j in answerable),
+            **{
+                t: _mean(j.gold_opened for j in answerable if j.article == a)
+                for a, t in enumerate(titles)
+            },
+        },
         "current_weights": dict(WEIGHTS),
         "figures": {
             "all": figures(judged, weights, threshold),
@@ -243,6 +259,9 @@ def markdown(found: dict[str, Any]) -> str:
         rows.append(
             _row([sign, weight, *(f"{c['answerable']} / {c['unanswerable']}" for c in counts)])
         )
+    opened = found["gold_paragraph_opened"]
+    rows += ["", _row(["gold paragraph opened", *opened]), _row(["---"] * (1 + len(opened)))]
+    rows.append(_row(["answerable questions", *opened.values()]))
     rows += ["", _row(["questions", *FIGURES]), _row(["---"] * 5)]
     for name, f in found["figures"].items():
         rows.append(_row([name, *(f[k] for k in FIGURES)]))

@@ -54,3 +54,21 @@ def test_with_embedder_keeps_the_budget_and_the_threshold() -> None:
     assert (dense.budget, dense.doubt_threshold) == (model.budget, model.doubt_threshold)
     assert dense.similarity is not None and model.similarity is None
     assert np.isclose(dense.similarity(QUESTION, [QUESTION])[0], 1.0)
+
+
+def test_with_an_embedder_it_searches_the_question_as_asked(ask: Ask) -> None:
+    answer = ask(QUESTION, model=OfflineModel(embedder=HashingEmbedder(64)))
+    searches = [e.input for e in answer.run.events if e.type == "tool_call_finished"]
+    assert searches[0] == {"query": QUESTION}  # key words alone without one
+
+
+def test_with_an_embedder_a_search_that_found_nothing_is_refined_to_key_words(ask: Ask) -> None:
+    answer = ask(
+        "What is the zorblax frobnication?", model=OfflineModel(embedder=HashingEmbedder(64))
+    )
+    queries = [
+        e.input["query"]
+        for e in answer.run.events
+        if e.type == "tool_call_finished" and e.name == "search_docs"
+    ]
+    assert queries[:2] == ["What is the zorblax frobnication?", "zorblax frobnication"]

@@ -20,14 +20,17 @@ class Budget:
     steps: int
 
 
-def plan(turn: Turn, question: Question, budget: Budget) -> list[Call]:
-    """The next tool calls, or none when it is time to answer."""
+def plan(turn: Turn, question: Question, budget: Budget, *, by_meaning: bool = False) -> list[Call]:
+    """The next tool calls, or none when it is time to answer. ``by_meaning``: the model
+    ranks by an embedder too, so it searches the question as asked (a hybrid search's
+    vectors find more by the whole question than by its key words)."""
     calls_left = budget.tool_calls - turn.tool_calls
     steps_left = budget.steps - turn.steps - 1  # keep the last step for the answer
     if calls_left <= 0 or steps_left <= 0 or turn.opened or not question.text.strip():
         return []
     if not turn.queries:
-        return [(SEARCH, {"query": " ".join(question.keywords) or question.text})]
+        first = _queries(question)[0 if by_meaning else 1] or question.text
+        return [(SEARCH, {"query": first})]
     if len(turn.queries) == 1 and calls_left >= 2 and steps_left >= 2:
         refined = _refined_query(turn, question)
         if refined:
@@ -38,17 +41,24 @@ def plan(turn: Turn, question: Question, budget: Budget) -> list[Call]:
     ]
 
 
+def _queries(question: Question) -> tuple[str, str]:
+    """The question as asked (with a follow-up's borrowed words), and its key words."""
+    return " ".join([question.text, *question.borrowed]), " ".join(question.keywords)
+
+
 def _refined_query(turn: Turn, question: Question) -> str | None:
-    """Other words when the search found nothing (the question as asked), or nothing that
-    mentions the question's names and numbers (those alone); None when it went well."""
+    """Other words when the search found nothing (the question as asked, or its key words
+    when that was the first search), or nothing that mentions the question's names and
+    numbers (those alone); None when it went well."""
     hits = turn.searches[-1] if turn.searches else []
     names = question.capitalised - set().union(*(stems(h.snippet) for h in hits))
     figures = question.numbers - set().union(*(numbers(h.snippet) for h in hits))
     if hits and not names | figures:
         return None
     focus = " ".join([*(w for w in question.keywords if stem(w) in names), *sorted(figures)])
-    query = focus if hits and focus else question.text
-    return None if query.casefold() in {q.casefold() for q in turn.queries} else query
+    used = {q.casefold() for q in turn.queries}
+    candidates = [focus] if hits and focus else list(_queries(question))
+    return next((q for q in candidates if q and q.casefold() not in used), None)
 
 
 def _rank_hits(hits: Sequence[Hit], question: Question) -> list[Hit]:

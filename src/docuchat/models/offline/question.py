@@ -47,6 +47,8 @@ class Question:
     words: tuple[str, ...]
     keywords: tuple[str, ...]
     """Surface words to search for."""
+    borrowed: tuple[str, ...]
+    """Those of ``keywords`` borrowed from the previous question (a follow-up's context)."""
     terms: dict[str, float]
     """Stemmed key terms with a prior weight (terms borrowed from history weigh half)."""
     sequence: tuple[str, ...]
@@ -68,6 +70,7 @@ def analyse(question: str, earlier: Sequence[str] = ()) -> Question:
     own = list(dict.fromkeys(w for w in said if is_key(w)))
     keywords = list(own)
     terms = {stem(w): 1.0 for w in own}
+    borrowed: list[str] = []
     if earlier and (len(own) <= 2 or any(w in PRONOUNS for w in said)):
         borrowed = [w for w in dict.fromkeys(words(earlier[-1])) if is_key(w)]
         borrowed = [w for w in borrowed if stem(w) not in terms]
@@ -78,6 +81,7 @@ def analyse(question: str, earlier: Sequence[str] = ()) -> Question:
         text=question,
         words=tuple(said),
         keywords=tuple(keywords),
+        borrowed=tuple(borrowed),
         terms=terms,
         sequence=tuple(stem(w) for w in said if is_key(w)),
         capitalised=frozenset(stem(w) for w in capitalised(question)) & terms.keys(),
