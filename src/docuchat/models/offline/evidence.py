@@ -180,7 +180,7 @@ def relevance(s: Sentence, reading: Reading) -> float:
     total = sum(weights.values()) or 1.0
     inside = sum(w for t, w in weights.items() if t in s.stems) / total
     around = sum(w for t, w in weights.items() if t in s.context) / total
-    share = len(q.terms.keys() & s.stems) / len(q.terms)
+    share = sum(q.terms[t] for t in q.terms.keys() & s.stems) / sum(q.terms.values())
     bigrams = bigram_share(q.sequence, s.sequence)
     typed = 0.0 if q.answer_type is None else (1.0 if holds_answer_type(s, q) else -1.0)
     novel = len(s.stems - q.terms.keys())
