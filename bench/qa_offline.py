@@ -195,6 +195,7 @@ def report(
     titles = [a.title for a in dataset.articles]
     train = {titles.index(t) for t in train_titles}
     weights, threshold = fitted(judged, train)
+    current = np.array([WEIGHTS[s] for s in SIGNS])
     answerable = [j for j in judged if j.answerable]
     held_out = [j for j in judged if j.article not in train]
     training = [j for j in judged if j.article in train]
@@ -228,12 +229,12 @@ def report(
         },
         "current_weights": dict(WEIGHTS),
         "figures": {
-            "all": figures(judged, weights, threshold),
-            "train": figures(training, weights, threshold),
-            "held_out": figures(held_out, weights, threshold),
-            "all, current weights": figures(
-                judged, np.array(list(WEIGHTS.values())), DOUBT_THRESHOLD
-            ),
+            f"{name}, {kind}": figures(subset, w, t)
+            for kind, (w, t) in {
+                "fitted": (weights, threshold),
+                "the model's weights": (current, DOUBT_THRESHOLD),
+            }.items()
+            for name, subset in (("all", judged), ("train", training), ("held-out", held_out))
         },
         "each_article_held_out": rotations,
         "curve": {
