@@ -144,14 +144,14 @@ def _quote_part(sentence: Sentence, reading: Reading, budget: int) -> str:
     """The ``budget`` words of the sentence that hold the most of the question's terms (by
     weight), centred on them, quoted verbatim with "…" where the sentence goes on."""
     tokens = list(TOKEN.finditer(sentence.text))
-    weights = [reading.weights.get(stem(bare(fold(t.group()))), 0.0) for t in tokens]
+    terms = [stem(bare(fold(t.group()))) for t in tokens]
     size = min(budget, len(tokens))
-    matched = [i for i, w in enumerate(weights) if w] or [0]
+    matched = [i for i, t in enumerate(terms) if t in reading.weights] or [0]
     focus = (matched[0] + matched[-1]) / 2
 
     def key(start: int) -> tuple[float, float]:
-        terms = {tokens[i].group().lower(): weights[i] for i in range(start, start + size)}
-        return sum(terms.values()), -abs(start + (size - 1) / 2 - focus)
+        held = set(terms[start : start + size])
+        return sum(reading.weights.get(t, 0.0) for t in held), -abs(start + size / 2 - focus)
 
     start = max(range(len(tokens) - size + 1), key=key)
     end = start + size

@@ -1,4 +1,5 @@
-"""The next tool calls: search the question's key terms, refine once if needed, open the best."""
+"""The next tool calls: search the question (its key words, or the question as asked when
+the model ranks by meaning too), refine once if needed, open the most promising passages."""
 
 from __future__ import annotations
 
@@ -29,8 +30,8 @@ def plan(turn: Turn, question: Question, budget: Budget, *, by_meaning: bool = F
     if calls_left <= 0 or steps_left <= 0 or turn.opened or not question.text.strip():
         return []
     if not turn.queries:
-        first = _queries(question)[0 if by_meaning else 1] or question.text
-        return [(SEARCH, {"query": first})]
+        asked, keywords = _queries(question)
+        return [(SEARCH, {"query": (asked if by_meaning else keywords) or question.text})]
     if len(turn.queries) == 1 and calls_left >= 2 and steps_left >= 2:
         refined = _refined_query(turn, question)
         if refined:
