@@ -35,7 +35,7 @@ from docuchat.corpus.types import Block, Chunk, ParsedDocument
 from docuchat.store import SQLiteStore, embedding_text
 from docuchat.store.fts_query import STOPWORDS
 from docuchat.store.sqlite import DEFAULT_NPROBE, text_hash
-from docuchat.store.vector_index import IVFIndex, one_blas_thread, search
+from docuchat.store.vector_index import IVFIndex, one_blas_thread, search, search_ranges
 from search_common import latency_ms
 
 OWNER, MODEL = "bench", "random"
@@ -209,6 +209,7 @@ def _clustered_ivf(chunks: int, dim: int, queries: int) -> dict[str, Any]:
     asked = near_subspace(queries)
     started = time.perf_counter()
     index = IVFIndex.build(matrix)
+    matrix = matrix[index.order]  # lists become contiguous row ranges, as in the store
     result: dict[str, Any] = {
         "lists": len(index.centroids),
         "build_s": round(time.perf_counter() - started, 1),
@@ -216,9 +217,8 @@ def _clustered_ivf(chunks: int, dim: int, queries: int) -> dict[str, Any]:
     }
 
     def probe(i: int, nprobe: int) -> list[int]:
-        rows: list[int] = search(matrix, asked[i], 10, index.candidates(asked[i], nprobe))[
-            0
-        ].tolist()
+        ranges = index.probe(asked[i], nprobe)
+        rows: list[int] = search_ranges(matrix, asked[i], 10, ranges)[0].tolist()
         return rows
 
     exact = [search(matrix, q, 10)[0].tolist() for q in asked]

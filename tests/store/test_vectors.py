@@ -10,7 +10,7 @@ import pytest
 
 from docuchat.errors import StoreError
 from docuchat.store import DocumentFilter, SQLiteStore
-from docuchat.store.vector_index import IVFIndex, search, top_k
+from docuchat.store.vector_index import IVFIndex, rows_in, search, search_ranges, top_k
 
 from .conftest import make_doc
 
@@ -121,7 +121,7 @@ def test_vectors_of_the_wrong_shape_are_refused(
 def test_store_uses_the_ivf_index_on_large_collections_with_high_recall(db_path: Path) -> None:
     store = SQLiteStore(db_path, nprobe=6, approximate_min_vectors=100)  # 6 of 20 lists
     vectors = _clustered(400, DIM, clusters=8)
-    _fill(store, vectors)
+    ids = _fill(store, vectors)
     queries = _clustered(20, DIM, clusters=8, seed=5)
 
     def recall() -> float:
@@ -142,6 +142,9 @@ def test_store_uses_the_ivf_index_on_large_collections_with_high_recall(db_path:
         )
 
     assert recall() >= 0.9
+    even = DocumentFilter(metadata={"parity": 0})
+    hits = store.search_vectors("ann", "m", queries[0], k=50, where=even, approximate=True)
+    assert hits and {h.doc_id for h in hits} <= set(ids[::2])
     store.nprobe = 1
     assert recall() < 0.9  # one list is not enough: the index, not exact search, answered
     store.close()
@@ -150,17 +153,17 @@ def test_store_uses_the_ivf_index_on_large_collections_with_high_recall(db_path:
 def test_ivf_lists_partition_the_rows_and_probing_all_lists_is_exact() -> None:
     matrix = _clustered(2000, DIM, clusters=20)
     index = IVFIndex.build(matrix, n_lists=25)
+    reordered = matrix[index.order]
 
     assert sorted(index.order.tolist()) == list(range(2000))
     assert index.offsets[0] == 0 and index.offsets[-1] == 2000
     query = matrix[0]
-    everything = index.candidates(query, nprobe=25)
-    assert everything.tolist() == list(range(2000))
-    assert (
-        search(matrix, query, 10, everything)[0].tolist() == search(matrix, query, 10)[0].tolist()
-    )
-    few = index.candidates(query, nprobe=3)
-    assert 0 in few and len(few) < 2000
+    everything = index.probe(query, nprobe=25)
+    assert rows_in(everything).tolist() == list(range(2000))
+    rows, _ = search_ranges(reordered, query, 10, everything)
+    assert index.order[rows].tolist() == search(matrix, query, 10)[0].tolist()
+    few = index.probe(query, nprobe=3)
+    assert len(few) == 3 and 0 in index.order[rows_in(few)]
 
 
 def test_top_k_orders_best_first_with_ties_by_position() -> None:

@@ -55,9 +55,12 @@ _DOCUMENT_COLUMNS = (
 _CHUNK_COLUMNS = 'c.id, d.id, d.title, c.position, c.page, c.page_end, c.start, c."end", c.text'
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class _OwnerVectors:
-    """All vectors of one owner for one model, valid for one store generation."""
+    """All vectors of one owner for one model, valid for one store generation.
+
+    Rows are in chunk-key order, or in IVF list order once ``ivf`` is built.
+    """
 
     generation: int
     chunk_keys: npt.NDArray[np.int64]
@@ -263,11 +266,12 @@ class SQLiteStore:
                 f"query vector has {query.size} dimensions, {model!r} vectors have"
                 f" {vectors.matrix.shape[1]}"
             )
-        rows = None if allowed is None else np.flatnonzero(np.isin(vectors.doc_keys, allowed))
+        ranges = None
         if approximate and len(vectors.chunk_keys) >= self.approximate_min_vectors:
-            candidates = self._ivf(vectors).candidates(query, self.nprobe)
-            rows = candidates if rows is None else np.intersect1d(candidates, rows)
-        positions, scores = vector_index.search(vectors.matrix, query, k, rows)
+            vectors, index = self._with_ivf(owner, model, vectors)
+            ranges = index.probe(query, self.nprobe)
+        rows = None if allowed is None else np.flatnonzero(np.isin(vectors.doc_keys, allowed))
+        positions, scores = _nearest(vectors.matrix, query, k, rows, ranges)
         keys = vectors.chunk_keys[positions].tolist()
         with self._read() as db:
             ids = {
@@ -430,10 +434,39 @@ class SQLiteStore:
         self._vectors.move_to_end((owner, model))
         return cached if cached.matrix.shape[0] else None
 
-    def _ivf(self, vectors: _OwnerVectors) -> vector_index.IVFIndex:
-        if vectors.ivf is None:
-            vectors.ivf = vector_index.IVFIndex.build(vectors.matrix)
-        return vectors.ivf
+    def _with_ivf(
+        self, owner: str, model: str, vectors: _OwnerVectors
+    ) -> tuple[_OwnerVectors, vector_index.IVFIndex]:
+        """The vectors reordered by their IVF index, built (and cached) on first use."""
+        if vectors.ivf is not None:
+            return vectors, vectors.ivf
+        index = vector_index.IVFIndex.build(vectors.matrix)  # slow: outside the lock
+        indexed = _OwnerVectors(
+            vectors.generation,
+            vectors.chunk_keys[index.order],
+            vectors.doc_keys[index.order],
+            vectors.matrix[index.order],
+            index,
+        )
+        with self._lock:
+            if self._vectors.get((owner, model)) is vectors:
+                self._vectors[(owner, model)] = indexed
+        return indexed, index
+
+
+def _nearest(
+    matrix: vector_index.Matrix,
+    query: vector_index.Matrix,
+    k: int,
+    rows: vector_index.Rows | None,
+    ranges: list[tuple[int, int]] | None,
+) -> tuple[vector_index.Rows, vector_index.Matrix]:
+    """Exact search among ``rows`` (all if None) within ``ranges`` (all if None)."""
+    if ranges is None:
+        return vector_index.search(matrix, query, k, rows)
+    if rows is None:
+        return vector_index.search_ranges(matrix, query, k, ranges)
+    return vector_index.search(matrix, query, k, np.intersect1d(vector_index.rows_in(ranges), rows))
 
 
 @contextmanager

@@ -3,7 +3,9 @@
 Exact search is one matrix-vector product over a contiguous float32 matrix
 plus ``argpartition``, so it runs at about memory bandwidth. The IVF index
 (spherical k-means centroids, the ``nprobe`` nearest lists scanned) reads a
-small fraction of the matrix and pays off on large collections.
+small fraction of the matrix and pays off on large collections. Its lists are
+contiguous row ranges of a matrix reordered once, so probing streams through
+memory like exact search does instead of gathering scattered rows.
 
 Products run on one BLAS thread: a matrix-vector product is bound by memory,
 not arithmetic, so a second thread gains little, and on a busy machine (or a
@@ -62,7 +64,11 @@ def _blas() -> ThreadpoolController:
 
 @dataclass(frozen=True, slots=True)
 class IVFIndex:
-    """Rows grouped by nearest centroid: list ``i`` is ``order[offsets[i]:offsets[i + 1]]``."""
+    """Lists of rows nearest to each centroid, for a matrix reordered by ``order``.
+
+    After ``matrix = matrix[index.order]`` (and the same for anything aligned
+    with its rows), list ``i`` is rows ``offsets[i]:offsets[i + 1]``.
+    """
 
     centroids: Matrix
     order: Rows
@@ -86,13 +92,26 @@ class IVFIndex:
         np.cumsum(np.bincount(assignment, minlength=n_lists), out=offsets[1:])
         return cls(centroids=centroids, order=order, offsets=offsets)
 
-    def candidates(self, query: Matrix, nprobe: int) -> Rows:
-        """Rows in the ``nprobe`` lists whose centroids are nearest to ``query``, sorted."""
+    def probe(self, query: Matrix, nprobe: int) -> list[tuple[int, int]]:
+        """Row ranges (of the reordered matrix) of the ``nprobe`` lists nearest to ``query``."""
         with one_blas_thread():
-            lists = top_k(self.centroids @ query, nprobe)
-        rows = np.concatenate([self.order[self.offsets[i] : self.offsets[i + 1]] for i in lists])
-        rows.sort()
-        return rows
+            lists = np.sort(top_k(self.centroids @ query, nprobe))
+        return [(int(self.offsets[i]), int(self.offsets[i + 1])) for i in lists]
+
+
+def search_ranges(
+    matrix: Matrix, query: Matrix, k: int, ranges: list[tuple[int, int]]
+) -> tuple[Rows, Matrix]:
+    """Exact top ``k`` rows by dot product among the given row ranges."""
+    with one_blas_thread():
+        scores = np.concatenate([matrix[start:end] @ query for start, end in ranges])
+    rows = rows_in(ranges)
+    best = top_k(scores, k)
+    return rows[best], scores[best]
+
+
+def rows_in(ranges: list[tuple[int, int]]) -> Rows:
+    return np.concatenate([np.arange(start, end, dtype=np.int64) for start, end in ranges])
 
 
 def _assign(centroids: Matrix, points: Matrix) -> npt.NDArray[np.intp]:
