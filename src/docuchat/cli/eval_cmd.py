@@ -40,7 +40,7 @@ eval_group.add_command(qa_command)
     "embedder_spec",
     default=None,
     metavar="SPEC",
-    help="minilm-onnx, minilm, openai:<model>, hash[:<dim>], none or auto"
+    help="minilm-bf16, minilm-onnx, minilm, openai:<model>, hash[:<dim>], none or auto"
     " (default: DOCUCHAT_EMBEDDER or auto).",
 )
 @click.option(
