@@ -68,7 +68,7 @@ def build_agent(
     embedder = get_embedder(embedder_spec or settings.embedder)
     return ResearchAgent(
         HybridSearcher(store, embedder),
-        get_model(model_spec or settings.model),
+        get_model(model_spec or settings.model, embedder=embedder),
         owner=owner,
         mode="pipeline" if mode == "pipeline" else "agent",
         rich_tools=tools == "rich",

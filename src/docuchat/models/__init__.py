@@ -14,6 +14,8 @@ spec                   model
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from docuchat.errors import ConfigError
 from docuchat.models.base import (
     AssistantMessage,
@@ -32,22 +34,36 @@ from docuchat.models.base import (
 )
 from docuchat.models.scripted import ScriptedModel
 
+if TYPE_CHECKING:
+    import httpx
 
-def get_model(spec: str) -> Model:
-    """Build the model named by ``spec`` (see the module docstring)."""
+    from docuchat.embeddings import Embedder
+
+
+def get_model(
+    spec: str,
+    *,
+    http_client: httpx.AsyncClient | None = None,
+    embedder: Embedder | None = None,
+) -> Model:
+    """Build the model named by ``spec`` (see the module docstring).
+
+    ``http_client`` is shared by HTTP adapters (a server passes one pooled
+    client); ``embedder`` lets the offline model rank sentences by meaning too.
+    """
     kind, _, rest = spec.partition(":")
     if kind == "openai" and rest:
         from docuchat.models.openai import OpenAIChatModel
 
-        return OpenAIChatModel.from_env(rest)
+        return OpenAIChatModel.from_env(rest, http_client=http_client)
     if kind == "anthropic" and rest:
         from docuchat.models.anthropic import AnthropicModel
 
-        return AnthropicModel.from_env(rest)
+        return AnthropicModel.from_env(rest, http_client=http_client)
     if kind == "text" and rest:
         from docuchat.models.text_protocol import TextProtocolModel
 
-        return TextProtocolModel(get_model(rest))
+        return TextProtocolModel(get_model(rest, http_client=http_client))
     if spec == "scripted":
         from docuchat.models.scripted import reply
 
@@ -55,7 +71,7 @@ def get_model(spec: str) -> Model:
     if spec == "offline":
         from docuchat.models.offline import OfflineModel
 
-        return OfflineModel()
+        return OfflineModel(embedder=embedder)
     raise ConfigError(
         f"unknown model spec {spec!r}: use openai:<model>, anthropic:<model>, "
         "text:<spec>, scripted or offline"

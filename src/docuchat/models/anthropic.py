@@ -89,12 +89,15 @@ class AnthropicModel:
         )
 
     @classmethod
-    def from_env(cls, model: str) -> AnthropicModel:
+    def from_env(
+        cls, model: str, *, http_client: httpx.AsyncClient | None = None
+    ) -> AnthropicModel:
         """Configured by ``ANTHROPIC_API_KEY`` and ``ANTHROPIC_BASE_URL``."""
         return cls(
             model,
             api_key=os.environ.get("ANTHROPIC_API_KEY") or None,
             base_url=os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL,
+            http_client=http_client,
         )
 
     async def complete(self, request: ModelRequest) -> ModelResponse:

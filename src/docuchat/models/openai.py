@@ -81,12 +81,15 @@ class OpenAIChatModel:
         )
 
     @classmethod
-    def from_env(cls, model: str) -> OpenAIChatModel:
+    def from_env(
+        cls, model: str, *, http_client: httpx.AsyncClient | None = None
+    ) -> OpenAIChatModel:
         """Configured by ``OPENAI_API_KEY`` and ``OPENAI_BASE_URL``."""
         return cls(
             model,
             api_key=os.environ.get("OPENAI_API_KEY") or None,
             base_url=os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL,
+            http_client=http_client,
         )
 
     async def complete(self, request: ModelRequest) -> ModelResponse:

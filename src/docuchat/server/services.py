@@ -7,14 +7,12 @@ client per call costs about 70 ms of CPU here, more than a search).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import httpx
 
 from docuchat.embeddings import get_embedder
 from docuchat.models import Model, get_model
-from docuchat.models.openai import DEFAULT_BASE_URL, OpenAIChatModel
 from docuchat.research import ResearchAgent
 from docuchat.search import HybridSearcher
 from docuchat.server.ingestion import IngestionWorker
@@ -65,23 +63,10 @@ def open_services(settings: ServerSettings, *, model: Model | None = None) -> Se
         store=store,
         accounts=accounts,
         searcher=HybridSearcher(store, embedder),
-        model=model or pooled_model(settings.model, http),
+        model=model or get_model(settings.model, http_client=http, embedder=embedder),
         runs=RunRegistry(),
         ingestion=IngestionWorker(
             store, accounts, embedder, max_file_bytes=settings.max_file_bytes
         ),
         http=http,
     )
-
-
-def pooled_model(spec: str, http: httpx.AsyncClient) -> Model:
-    """``get_model(spec)``, with OpenAI-compatible models on the shared connection pool."""
-    kind, _, name = spec.partition(":")
-    if kind == "openai" and name:
-        return OpenAIChatModel(
-            name,
-            api_key=os.environ.get("OPENAI_API_KEY") or None,
-            base_url=os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL,
-            http_client=http,
-        )
-    return get_model(spec)
