@@ -52,7 +52,7 @@ def ingest_command(
     store, owner = open_cli_store(db, owner)
     console = Console(stderr=True)
     try:
-        with _progress(console, enabled=not as_json) as progress:
+        with _progress(console, enabled=console.is_terminal and not as_json) as progress:
             task = progress.add_task("reading", total=None)
             report = ingest.ingest_paths(
                 store,
