@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from docuchat.corpus.types import Block, Chunk, ParsedDocument
-from docuchat.store import SQLiteStore, embedding_text
+from docuchat.store import SQLiteStore
 from docuchat.store.fts_query import STOPWORDS
 from docuchat.store.sqlite import DEFAULT_NPROBE, text_hash
 from docuchat.store.vector_index import IVFIndex, one_blas_thread, search, search_ranges
@@ -117,7 +117,7 @@ def _build(db: Path, chunks: int, dim: int) -> dict[str, float]:
     hashes = []
     for number, (parsed, doc_chunks) in enumerate(_documents(chunks)):
         store.add_document(OWNER, parsed, doc_chunks, content_hash=f"synthetic-{number}")
-        hashes += [text_hash(embedding_text(parsed.title, c.text)) for c in doc_chunks]
+        hashes += [text_hash(c.text) for c in doc_chunks]
     text_s = time.perf_counter() - started
     rng = np.random.default_rng(1)
     started = time.perf_counter()

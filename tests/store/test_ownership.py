@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from docuchat.errors import NotFound
-from docuchat.store import DocumentFilter, SQLiteStore, embedding_text
+from docuchat.store import DocumentFilter, SQLiteStore
 from docuchat.store.sqlite import text_hash
 
 from .conftest import Doc, make_doc
@@ -85,7 +85,7 @@ def test_embedding_work_is_per_owner(store: SQLiteStore) -> None:
     make_doc("Fresh text for Ann only.").add(store, "ann")
 
     pending = [t.text for batch in store.texts_to_embed("ann", "m") for t in batch]
-    assert pending == ["A document\n\nFresh text for Ann only."]
+    assert pending == ["Fresh text for Ann only."]
     assert store.count_texts_to_embed("ann", "m") == 1
     assert store.count_texts_to_embed("bob", "m") == 0
 
@@ -94,7 +94,7 @@ def test_an_owner_cannot_write_vectors_for_texts_it_does_not_hold(
     store: SQLiteStore, secret: tuple[Doc, str]
 ) -> None:
     doc, _ = secret
-    bob_text = text_hash(embedding_text(doc.parsed.title, doc.chunks[0].text))
+    bob_text = text_hash(doc.chunks[0].text)
     store.put_embeddings("carol", "m", [bob_text], np.ones((1, 4), dtype=np.float32))
 
     query = np.ones(4, dtype=np.float32) / 2

@@ -19,7 +19,6 @@ from docuchat.store.base import (
     Store,
     TextToEmbed,
     Vector,
-    embedding_text,
 )
 from docuchat.store.sqlite import SQLiteStore
 
@@ -43,6 +42,5 @@ __all__ = [
     "Store",
     "TextToEmbed",
     "Vector",
-    "embedding_text",
     "open_store",
 ]

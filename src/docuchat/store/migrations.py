@@ -88,7 +88,7 @@ def m001_documents_and_chunks(db: sqlite3.Connection) -> None:
             start INTEGER NOT NULL,
             "end" INTEGER NOT NULL,
             text TEXT NOT NULL,
-            text_hash TEXT NOT NULL,  -- of embedding_text(title, text): the vector cache key
+            text_hash TEXT NOT NULL,
             UNIQUE (owner, id)
         )
         """

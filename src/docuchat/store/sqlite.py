@@ -31,7 +31,6 @@ from docuchat.store.base import (
     Hit,
     TextToEmbed,
     Vector,
-    embedding_text,
 )
 from docuchat.store.fts_query import match_expression
 from docuchat.store.migrations import TOKENIZER, apply_migrations
@@ -334,8 +333,7 @@ class SQLiteStore:
         while True:
             with self._read() as db:
                 rows = db.execute(
-                    "SELECT c.key, c.text_hash, d.title, c.text FROM chunks c"
-                    " JOIN documents d ON d.key = c.doc_key"
+                    "SELECT c.key, c.text_hash, c.text FROM chunks c"
                     " WHERE c.owner = ? AND c.key > ? AND NOT EXISTS (SELECT 1 FROM embeddings e"
                     " WHERE e.owner = c.owner AND e.model = ? AND e.text_hash = c.text_hash)"
                     " ORDER BY c.key LIMIT ?",
@@ -344,7 +342,7 @@ class SQLiteStore:
             if not rows:
                 return
             after = rows[-1][0]
-            unique = {text_hash: embedding_text(title, text) for _, text_hash, title, text in rows}
+            unique = {text_hash: text for _, text_hash, text in rows}
             yield [TextToEmbed(text_hash, text) for text_hash, text in unique.items()]
 
     def count_texts_to_embed(self, owner: str, model: str) -> int:
@@ -566,7 +564,7 @@ def _insert_chunks(
                 chunk.start,
                 chunk.end,
                 chunk.text,
-                text_hash(embedding_text(document.title, chunk.text)),
+                text_hash(chunk.text),
             )
 
     db.executemany(
@@ -732,5 +730,5 @@ def _marked_spans(text: str, marked: str) -> list[tuple[int, int]]:
 
 
 def text_hash(text: str) -> str:
-    """The embedding cache key of a text to embed (see ``embedding_text``)."""
+    """The embedding cache key of a chunk text."""
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
