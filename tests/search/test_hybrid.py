@@ -50,9 +50,22 @@ def test_results_point_at_exact_passages_with_highlights_and_ranks(
         "glaciers",
         "retreating",
     }
-    assert best.bm25_rank == 1 and best.vector_rank is not None
-    assert best.score == pytest.approx(1 / 61 + 1 / (60 + best.vector_rank))
+    assert best.bm25_rank == 1 and best.vector_rank == 1
+    assert best.score == pytest.approx(1.0)  # the best scaled score of both methods
     assert best.to_dict()["highlights"] == [list(span) for span in best.snippet.highlights]
+
+
+def test_reciprocal_rank_fusion_on_request(
+    indexed: tuple[SQLiteStore, HashingEmbedder, dict[str, str]],
+) -> None:
+    store, embedder, _ = indexed
+    searcher = HybridSearcher(store, embedder, HybridConfig(fusion="rrf", rrf_k=10))
+    results = searcher.search("ann", "glaciers moon magma", k=5)
+
+    for result in results:
+        ranks = [rank for rank in (result.bm25_rank, result.vector_rank) if rank is not None]
+        assert result.score == pytest.approx(sum(1 / (10 + rank) for rank in ranks))
+    assert [r.score for r in results] == sorted((r.score for r in results), reverse=True)
 
 
 def test_the_vector_side_can_find_what_bm25_misses(
@@ -111,3 +124,5 @@ def test_bad_modes_and_weights_are_config_errors(
         HybridSearcher(store).search("ann", "moon", mode="fuzzy")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="must not be negative"):
         HybridConfig(vector_weight=-1.0)
+    with pytest.raises(ConfigError, match="at least one fusion weight"):
+        HybridConfig(bm25_weight=0.0, vector_weight=0.0)
