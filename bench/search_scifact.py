@@ -64,7 +64,10 @@ def run(data: Path, embedder_spec: str, chunk_size: int, repeat: int) -> dict[st
         embed_s = time.perf_counter() - started
         queries = list(dataset.queries.items())
         vectors = embedder.embed([text for _, text in queries])
-        searcher = HybridSearcher(store, embedder, HybridConfig())
+        searchers = {
+            "": HybridSearcher(store, embedder),
+            "_rrf": HybridSearcher(store, embedder, HybridConfig(fusion="rrf")),
+        }
         result: dict[str, Any] = {
             "documents": len(beir_ids),
             "chunks": sum(d.chunk_count for d in store.list_documents(OWNER)),
@@ -75,21 +78,32 @@ def run(data: Path, embedder_spec: str, chunk_size: int, repeat: int) -> dict[st
         }
         inputs = list(range(len(queries)))
 
-        def rank(i: int, mode: Mode, k: int) -> list[RankedChunk]:
+        def rank(i: int, searcher: HybridSearcher, mode: Mode, k: int) -> list[RankedChunk]:
             return searcher.rank(OWNER, queries[i][1], k=k, mode=mode, query_vector=vectors[i])
 
-        def search(i: int, mode: Mode) -> list[SearchResult]:
+        def search(i: int, searcher: HybridSearcher, mode: Mode) -> list[SearchResult]:
             return searcher.search(OWNER, queries[i][1], k=10, mode=mode, query_vector=vectors[i])
 
-        modes: tuple[Mode, ...] = ("bm25", "dense", "hybrid")
-        for mode in modes:
+        runs: list[tuple[Mode, str]] = [
+            ("bm25", ""),
+            ("dense", ""),
+            ("hybrid", ""),
+            ("hybrid", "_rrf"),
+        ]
+        for mode, fusion in runs:
+            searcher = searchers[fusion]
             ranked = {
-                queries[i][0]: [beir_ids[r.doc_id] for r in rank(i, mode, 100)] for i in inputs
+                queries[i][0]: [beir_ids[r.doc_id] for r in rank(i, searcher, mode, 100)]
+                for i in inputs
             }
-            result[mode] = {
+            result[mode + fusion] = {
                 **{k: round(v, 4) for k, v in evaluate(ranked, dataset.qrels).items()},
-                "rank_k10": latency_ms(partial(rank, mode=mode, k=10), inputs, repeat),
-                "search_k10": latency_ms(partial(search, mode=mode), inputs, repeat),
+                "rank_k10": latency_ms(
+                    partial(rank, searcher=searcher, mode=mode, k=10), inputs, repeat
+                ),
+                "search_k10": latency_ms(
+                    partial(search, searcher=searcher, mode=mode), inputs, repeat
+                ),
             }
         result["ivf_recall@10"] = _ivf_recall(store.path, embedder.name, vectors)
         store.close()
@@ -160,8 +174,13 @@ def _table(result: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     rows = [
-        (mode, result[mode], result[mode]["rank_k10"], result[mode]["search_k10"])
-        for mode in ("bm25", "dense", "hybrid")
+        (name, result[key], result[key]["rank_k10"], result[key]["search_k10"])
+        for key, name in [
+            ("bm25", "bm25"),
+            ("dense", "dense"),
+            ("hybrid", "hybrid (convex)"),
+            ("hybrid_rrf", "hybrid (RRF, k=60)"),
+        ]
     ]
     if result["bm25s"]:
         name = "bm25s (stemmed)" if result["bm25s"]["stemmer"] else "bm25s"
