@@ -35,7 +35,7 @@ METHODS: tuple[Mode, ...] = ("bm25", "dense", "hybrid")
 # Chunks fetched per document wanted: a document with several matching chunks
 # takes several places in the chunk ranking but counts once.
 CHUNKS_PER_DOCUMENT = 3
-_INDEX_VERSION = 2  # bump when what the cache holds changes meaning (2: titled chunk vectors)
+_INDEX_VERSION = 2  # bump when what the cache holds changes meaning
 
 
 @dataclass(frozen=True, slots=True)
