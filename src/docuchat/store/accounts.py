@@ -19,10 +19,8 @@ import json
 import re
 import secrets
 import sqlite3
-import threading
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,7 +28,7 @@ from typing import Any, Literal, Protocol
 
 from docuchat.corpus.ingest import IngestedFile, SkippedFile
 from docuchat.errors import AuthError, ConfigError, NotFound, StoreError
-from docuchat.store.migrations import apply_migrations
+from docuchat.store.sqlite_file import SQLiteFile
 
 JobStatus = Literal["queued", "running", "done", "failed"]
 
@@ -142,22 +140,12 @@ class SQLiteAccounts:
     """Accounts in a SQLite file. Safe to share between threads (calls are serialised)."""
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self._lock = threading.RLock()
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(
-                self.path, isolation_level=None, check_same_thread=False, timeout=10.0
-            )
-            for pragma in ("journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON"):
-                self._db.execute(f"PRAGMA {pragma}")
-            apply_migrations(self._db)
-        except (sqlite3.Error, OSError) as exc:
-            raise StoreError(f"cannot open the database {self.path}: {exc}") from exc
+        self._file = SQLiteFile(path)
+        self.path = self._file.path
+        self._read, self._write = self._file.read, self._file.write
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self._file.close()
 
     # -- users and keys ------------------------------------------------------
 
@@ -321,36 +309,6 @@ class SQLiteAccounts:
                 (error, _now()),
             )
             return cursor.rowcount
-
-    # -- internals -----------------------------------------------------------
-
-    @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
-        with self._lock, _sqlite_errors():
-            self._db.execute("BEGIN")
-            try:
-                yield self._db
-            finally:
-                self._db.execute("COMMIT")
-
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock, _sqlite_errors():
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
-
-
-@contextmanager
-def _sqlite_errors() -> Iterator[None]:
-    try:
-        yield
-    except sqlite3.Error as exc:
-        raise StoreError(f"database error: {exc}") from exc
 
 
 def _insert_key(db: sqlite3.Connection, user_id: str) -> str:

@@ -6,11 +6,9 @@ import hashlib
 import json
 import re
 import sqlite3
-import threading
 import uuid
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,7 +31,8 @@ from docuchat.store.base import (
     Vector,
 )
 from docuchat.store.fts_query import match_expression
-from docuchat.store.migrations import TOKENIZER, apply_migrations
+from docuchat.store.migrations import TOKENIZER
+from docuchat.store.sqlite_file import SQLiteFile, sqlite_errors
 
 # BM25 column weights (title, text). Equal: on SciFact a title weight of 0.5 to 3 moved
 # nDCG@10 by under 0.01, too little to tune on one collection (docs/readme/store.md).
@@ -89,22 +88,15 @@ class SQLiteStore:
         self.approximate_min_vectors = approximate_min_vectors
         self._cached_matrices = cached_matrices
         self._vectors: OrderedDict[tuple[str, str], _OwnerVectors] = OrderedDict()
-        self._lock = threading.RLock()
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(
-                self.path, isolation_level=None, check_same_thread=False, timeout=10.0
-            )
-            for pragma in (
-                "journal_mode = WAL",
-                "synchronous = NORMAL",
-                "foreign_keys = ON",
-                "cache_size = -65536",
-                "mmap_size = 268435456",
-                "temp_store = MEMORY",
-            ):
-                self._db.execute(f"PRAGMA {pragma}")
-            self.applied_migrations = apply_migrations(self._db)
+        self._file = SQLiteFile(
+            self.path,
+            pragmas=("cache_size = -65536", "mmap_size = 268435456", "temp_store = MEMORY"),
+        )
+        self._db, self._lock = self._file.db, self._file.lock
+        self._read, self._write = self._file.read, self._file.write
+        self.applied_migrations = self._file.applied_migrations
+        with sqlite_errors():
+            # A scratch FTS5 index for highlighting result chunks (see match_spans).
             self._db.execute(
                 "CREATE TEMP TABLE highlight_text (key INTEGER PRIMARY KEY, text TEXT)"
             )
@@ -112,13 +104,11 @@ class SQLiteStore:
                 "CREATE VIRTUAL TABLE temp.highlight_fts USING fts5(text, content='highlight_text',"
                 f" content_rowid='key', tokenize='{TOKENIZER}')"
             )
-        except (sqlite3.Error, OSError) as exc:
-            raise StoreError(f"cannot open the database {self.path}: {exc}") from exc
 
     def close(self) -> None:
         with self._lock:
             self._vectors.clear()
-            self._db.close()
+        self._file.close()
 
     # -- documents -------------------------------------------------------
 
@@ -388,26 +378,6 @@ class SQLiteStore:
 
     # -- internals -------------------------------------------------------
 
-    @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
-        with self._lock, _sqlite_errors():
-            self._db.execute("BEGIN")
-            try:
-                yield self._db
-            finally:
-                self._db.execute("COMMIT")
-
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock, _sqlite_errors():
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
-
     def _document(self, db: sqlite3.Connection, owner: str, doc_id: str) -> DocumentRecord:
         row = db.execute(
             f"SELECT {_DOCUMENT_COLUMNS} FROM documents d WHERE d.owner = ? AND d.id = ?",
@@ -466,14 +436,6 @@ def _nearest(
     if rows is None:
         return vector_index.search_ranges(matrix, query, k, ranges)
     return vector_index.search(matrix, query, k, np.intersect1d(vector_index.rows_in(ranges), rows))
-
-
-@contextmanager
-def _sqlite_errors() -> Iterator[None]:
-    try:
-        yield
-    except sqlite3.Error as exc:
-        raise StoreError(f"database error: {exc}") from exc
 
 
 def _document_record(row: Sequence[Any]) -> DocumentRecord:
