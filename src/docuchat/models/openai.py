@@ -101,12 +101,9 @@ class OpenAIChatModel:
         assembler = _StreamAssembler()
         payload = self.request_body(request, stream=True)
         async with self._client.stream_events("/chat/completions", payload) as events:
-            done = False
             async for event in events:
-                # Read on past [DONE] to the end of the body, so the connection can be reused.
-                done = done or event.data.strip() == "[DONE]"
-                if done:
-                    continue
+                if event.data.strip() == "[DONE]":
+                    break
                 with response_shape("chat completion chunk"):
                     text = assembler.feed(decode_event(event))
                 if text:
