@@ -8,13 +8,17 @@ Each text runs on its own. Dynamic int8 quantisation scales activations over
 the whole input, so a text batched with others (and their padding) would get a
 slightly different vector each time (cosine 0.994 apart, as far as int8 is
 from float32); alone, a text always gets the same vector, which is what a
-cache keyed by text needs. On a CPU this costs about 5% of throughput against
-the best batch size, and it pads nothing.
+cache keyed by text needs, and nothing is padded. Texts run in parallel, one
+per core, each on a single thread: on 2 cores that embeds 90 SciFact
+abstracts a second, against 60 for one text at a time on both cores, whose
+threads must meet after every operation.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -46,9 +50,7 @@ class OnnxEmbedder:
         if not self._model_file.is_file():
             export_int8(self._weights, self._model_file)
         options = onnxruntime.SessionOptions()
-        # Idle worker threads sleep instead of spinning: on a busy machine (a
-        # server, other jobs) spinning halves throughput; alone it gains little.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.intra_op_num_threads = 1  # the parallelism is across texts
         return onnxruntime.InferenceSession(
             str(self._model_file), options, providers=["CPUExecutionProvider"]
         )
@@ -63,11 +65,17 @@ class OnnxEmbedder:
         return tokenizer
 
     def embed(self, texts: Sequence[str]) -> Vectors:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, encoding in enumerate(self._tokenizer.encode_batch(list(texts))):
+        session = self._session  # loaded (or built) here, not raced for by the workers
+
+        def embed_one(encoding: Any) -> Vectors:
             feed = {
                 INPUT_NAMES[0]: np.array([encoding.ids], dtype=np.int64),
                 INPUT_NAMES[1]: np.array([encoding.attention_mask], dtype=np.int64),
             }
-            out[row] = self._session.run([OUTPUT_NAME], feed)[0][0]
-        return l2_normalize(out)
+            vector: Vectors = session.run([OUTPUT_NAME], feed)[0][0]
+            return vector
+
+        encodings = self._tokenizer.encode_batch(list(texts))
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            rows = list(pool.map(embed_one, encodings))
+        return l2_normalize(np.array(rows, dtype=np.float32).reshape(len(texts), self.dim))
