@@ -8,7 +8,6 @@ carrying the server's message.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -24,7 +23,13 @@ from docuchat.errors import (
     ModelHTTPError,
     ModelResponseError,
 )
-from docuchat.models.http import RetryPolicy, provider_message, retry_after_seconds
+from docuchat.models.http import (
+    RetryPolicy,
+    env_credentials,
+    provider_message,
+    require_key,
+    retry_after_seconds,
+)
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 _TIMEOUT = httpx.Timeout(60.0, connect=10.0)
@@ -68,10 +73,8 @@ class OpenAIEmbedder:
     @classmethod
     def from_env(cls, model: str) -> OpenAIEmbedder:
         """Configured by ``OPENAI_BASE_URL`` and ``OPENAI_API_KEY`` (optional for other servers)."""
-        base_url = os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
-        api_key = os.environ.get("OPENAI_API_KEY")
-        if not api_key and base_url.rstrip("/") == OPENAI_BASE_URL:
-            raise ConfigError("OPENAI_API_KEY is not set (or set OPENAI_BASE_URL to your server)")
+        api_key, base_url = env_credentials("OPENAI", OPENAI_BASE_URL)
+        require_key(api_key, base_url, httpx.URL(OPENAI_BASE_URL).host, "OPENAI")
         return cls(model, base_url=base_url, api_key=api_key)
 
     @property

@@ -9,13 +9,12 @@ Thinking text is kept in ``extra["reasoning"]``; redacted thinking is dropped.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import httpx
 
-from docuchat.errors import ConfigError, ModelResponseError
+from docuchat.errors import ModelResponseError
 from docuchat.models.base import (
     AssistantMessage,
     ModelRequest,
@@ -33,8 +32,10 @@ from docuchat.models.http import (
     ProviderClient,
     RetryPolicy,
     decode_event,
+    env_credentials,
     error_message,
     make_tool_call,
+    require_key,
     response_shape,
 )
 from docuchat.models.tokens import TokenEstimator
@@ -72,11 +73,7 @@ class AnthropicModel:
         timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
         max_tokens: int = DEFAULT_MAX_TOKENS,
     ) -> None:
-        if httpx.URL(base_url).host == _ANTHROPIC_HOST and not api_key:
-            raise ConfigError(
-                "ANTHROPIC_API_KEY is not set: it is required for api.anthropic.com "
-                "(set ANTHROPIC_BASE_URL to use a proxy that needs no key)"
-            )
+        require_key(api_key, base_url, _ANTHROPIC_HOST, "ANTHROPIC")
         self.model = model
         self.name = f"anthropic:{model}"
         self.max_tokens = max_tokens
@@ -93,12 +90,8 @@ class AnthropicModel:
         cls, model: str, *, http_client: httpx.AsyncClient | None = None
     ) -> AnthropicModel:
         """Configured by ``ANTHROPIC_API_KEY`` and ``ANTHROPIC_BASE_URL``."""
-        return cls(
-            model,
-            api_key=os.environ.get("ANTHROPIC_API_KEY") or None,
-            base_url=os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL,
-            http_client=http_client,
-        )
+        api_key, base_url = env_credentials("ANTHROPIC", DEFAULT_BASE_URL)
+        return cls(model, api_key=api_key, base_url=base_url, http_client=http_client)
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         body = await self._client.post_json("/v1/messages", self.request_body(request))

@@ -14,6 +14,7 @@ import asyncio
 import email.utils
 import functools
 import json
+import os
 import random
 import ssl
 import uuid
@@ -169,6 +170,21 @@ def response_shape(what: str) -> Iterator[None]:
         yield
     except (KeyError, IndexError, TypeError, AttributeError) as error:
         raise ModelResponseError(f"unexpected {what}: {error!r}") from error
+
+
+def env_credentials(prefix: str, default_base_url: str) -> tuple[str | None, str]:
+    """``(api key, base URL)`` from ``{prefix}_API_KEY`` and ``{prefix}_BASE_URL``."""
+    api_key = os.environ.get(f"{prefix}_API_KEY") or None
+    return api_key, os.environ.get(f"{prefix}_BASE_URL") or default_base_url
+
+
+def require_key(api_key: str | None, base_url: str, provider_host: str, prefix: str) -> None:
+    """A key is required by the provider's own host only; local and proxy servers may need none."""
+    if not api_key and httpx.URL(base_url).host == provider_host:
+        raise ConfigError(
+            f"{prefix}_API_KEY is not set: it is required for {provider_host} "
+            f"(set {prefix}_BASE_URL to use a server that needs no key)"
+        )
 
 
 def new_call_id() -> str:

@@ -11,14 +11,13 @@ the last chunk with choices or on a separate chunk without any.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
-from docuchat.errors import ConfigError, ModelResponseError
+from docuchat.errors import ModelResponseError
 from docuchat.models.base import (
     AssistantMessage,
     ModelRequest,
@@ -37,8 +36,10 @@ from docuchat.models.http import (
     ProviderClient,
     RetryPolicy,
     decode_event,
+    env_credentials,
     error_message,
     make_tool_call,
+    require_key,
     response_shape,
 )
 from docuchat.models.tokens import TokenEstimator
@@ -64,12 +65,8 @@ class OpenAIChatModel:
         retry: RetryPolicy = DEFAULT_RETRY,
         timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
     ) -> None:
+        require_key(api_key, base_url, _OPENAI_HOST, "OPENAI")
         is_openai = httpx.URL(base_url).host == _OPENAI_HOST
-        if is_openai and not api_key:
-            raise ConfigError(
-                "OPENAI_API_KEY is not set: it is required for api.openai.com "
-                "(set OPENAI_BASE_URL to use a server that needs no key)"
-            )
         self.model = model
         self.name = f"openai:{model}"
         self.token_estimator = TokenEstimator()
@@ -85,12 +82,8 @@ class OpenAIChatModel:
         cls, model: str, *, http_client: httpx.AsyncClient | None = None
     ) -> OpenAIChatModel:
         """Configured by ``OPENAI_API_KEY`` and ``OPENAI_BASE_URL``."""
-        return cls(
-            model,
-            api_key=os.environ.get("OPENAI_API_KEY") or None,
-            base_url=os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL,
-            http_client=http_client,
-        )
+        api_key, base_url = env_credentials("OPENAI", DEFAULT_BASE_URL)
+        return cls(model, api_key=api_key, base_url=base_url, http_client=http_client)
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         body = await self._client.post_json("/chat/completions", self.request_body(request))
