@@ -6,11 +6,11 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 
-import httpx
 import pytest
 
 from docuchat.models.anthropic import AnthropicModel
 from docuchat.models.base import Model, ModelRequest, StreamItem, TextDelta, UserMessage
+from docuchat.models.http_pool import HTTPPool
 from docuchat.models.openai import OpenAIChatModel
 
 from .conftest import Reply, ScriptedServer
@@ -24,9 +24,10 @@ async def model(request: pytest.FixtureRequest, server: ScriptedServer) -> Async
         yield AnthropicModel("c", base_url=server.url)
     elif request.param == "openai":
         yield OpenAIChatModel("m", base_url=server.url)
-    else:  # a long-lived client with a connection pool, as a server would inject
-        async with httpx.AsyncClient() as client:
-            yield OpenAIChatModel("m", base_url=server.url, http_client=client)
+    else:  # a long-lived connection pool, as a server would inject
+        pool = HTTPPool()
+        yield OpenAIChatModel("m", base_url=server.url, http_client=pool)
+        await pool.aclose()
 
 
 async def test_cancelling_a_waiting_call_closes_its_connection(

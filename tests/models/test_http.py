@@ -8,7 +8,6 @@ import socket
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
-import httpx
 import pytest
 
 from docuchat.errors import (
@@ -20,6 +19,7 @@ from docuchat.errors import (
 from docuchat.models.anthropic import AnthropicModel
 from docuchat.models.base import ModelRequest, ModelResponse, StreamItem, UserMessage
 from docuchat.models.http import RetryPolicy, retry_after_seconds
+from docuchat.models.http_pool import HTTPPool
 from docuchat.models.openai import OpenAIChatModel
 
 from .conftest import RecordedSleeps, Reply, ScriptedServer, completion
@@ -267,11 +267,12 @@ def test_a_malformed_base_url_is_a_config_error(url: str) -> None:
         OpenAIChatModel("m", api_key="k", base_url=url)
 
 
-async def test_an_injected_client_is_used_and_left_open(server: ScriptedServer) -> None:
-    async with httpx.AsyncClient(headers={"x-trace": "abc"}) as client:
-        model = OpenAIChatModel("m", base_url=server.url, http_client=client)
-        server.queue(Reply.json(completion("one")), Reply.json(completion("two")))
-        assert (await model.complete(REQUEST)).text == "one"
-        assert (await model.complete(REQUEST)).text == "two"
-        assert not client.is_closed
+async def test_an_injected_pool_is_used_and_left_open(server: ScriptedServer) -> None:
+    pool = HTTPPool(headers={"x-trace": "abc"})
+    model = OpenAIChatModel("m", base_url=server.url, http_client=pool)
+    server.queue(Reply.json(completion("one")), Reply.json(completion("two")))
+    assert (await model.complete(REQUEST)).text == "one"
+    assert (await model.complete(REQUEST)).text == "two"
+    assert pool.is_open
+    await pool.aclose()
     assert [r.headers["x-trace"] for r in server.requests] == ["abc", "abc"]

@@ -141,7 +141,7 @@ class OpenAIEmbedder:
         if not response.is_success:
             raise ModelHTTPError(
                 response.status_code,
-                provider_message(response),
+                provider_message(response.content, response.reason_phrase),
                 retry_after=retry_after_seconds(response.headers),
             )
         try:

@@ -35,21 +35,20 @@ from docuchat.models.base import (
 from docuchat.models.scripted import ScriptedModel
 
 if TYPE_CHECKING:
-    import httpx
-
     from docuchat.embeddings import Embedder
+    from docuchat.models.http_pool import HTTPPool
 
 
 def get_model(
     spec: str,
     *,
-    http_client: httpx.AsyncClient | None = None,
+    http_client: HTTPPool | None = None,
     embedder: Embedder | None = None,
 ) -> Model:
     """Build the model named by ``spec`` (see the module docstring).
 
-    ``http_client`` is shared by HTTP adapters (a server passes one pooled
-    client); ``embedder`` lets the offline model rank sentences by meaning too.
+    ``http_client`` is shared by HTTP adapters (a server passes one
+    connection pool); ``embedder`` lets the offline model rank sentences by meaning too.
     """
     kind, _, rest = spec.partition(":")
     if kind == "openai" and rest:

@@ -12,7 +12,7 @@ import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
-import httpx
+import aiohttp
 
 from docuchat.errors import ModelResponseError
 from docuchat.models.base import (
@@ -29,6 +29,7 @@ from docuchat.models.base import (
 from docuchat.models.http import (
     DEFAULT_RETRY,
     DEFAULT_TIMEOUT,
+    HTTPPool,
     ProviderClient,
     RetryPolicy,
     decode_event,
@@ -68,9 +69,9 @@ class AnthropicModel:
         *,
         api_key: str | None = None,
         base_url: str = DEFAULT_BASE_URL,
-        http_client: httpx.AsyncClient | None = None,
+        http_client: HTTPPool | None = None,
         retry: RetryPolicy = DEFAULT_RETRY,
-        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        timeout: aiohttp.ClientTimeout | float = DEFAULT_TIMEOUT,
         max_tokens: int = DEFAULT_MAX_TOKENS,
     ) -> None:
         require_key(api_key, base_url, _ANTHROPIC_HOST, "ANTHROPIC")
@@ -86,9 +87,7 @@ class AnthropicModel:
         )
 
     @classmethod
-    def from_env(
-        cls, model: str, *, http_client: httpx.AsyncClient | None = None
-    ) -> AnthropicModel:
+    def from_env(cls, model: str, *, http_client: HTTPPool | None = None) -> AnthropicModel:
         """Configured by ``ANTHROPIC_API_KEY`` and ``ANTHROPIC_BASE_URL``."""
         api_key, base_url = env_credentials("ANTHROPIC", DEFAULT_BASE_URL)
         return cls(model, api_key=api_key, base_url=base_url, http_client=http_client)

@@ -1,6 +1,6 @@
 """Wire plumbing shared by the provider adapters: HTTP with retries, SSE, tool arguments.
 
-:class:`ProviderClient` posts JSON to one provider over ``httpx``. Transient
+:class:`ProviderClient` posts JSON to one provider over ``aiohttp``. Transient
 failures (408, 409, 425, 429, 5xx, timeouts, dropped connections) are retried
 with exponential backoff and full jitter, honouring ``Retry-After``; anything
 else becomes a typed :mod:`docuchat.errors` error carrying the provider's own
@@ -12,19 +12,20 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import functools
 import json
 import os
 import random
-import ssl
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextlib import aclosing, asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlsplit
 
-import httpx
+import aiohttp
+import orjson
+from aiohttp.http_exceptions import ContentEncodingError
 
 from docuchat.errors import (
     ConfigError,
@@ -34,8 +35,9 @@ from docuchat.errors import (
     ModelResponseError,
 )
 from docuchat.models.base import ToolCall
+from docuchat.models.http_pool import HTTPPool
 
-DEFAULT_TIMEOUT = httpx.Timeout(300.0, connect=10.0)
+DEFAULT_TIMEOUT = aiohttp.ClientTimeout(sock_connect=10.0, sock_read=300.0)
 """Reasoning models may think for minutes before the first byte of a non-streamed answer."""
 
 _MAX_MESSAGE_CHARS = 2000
@@ -98,7 +100,7 @@ def retry_after_seconds(headers: Mapping[str, str], now: datetime | None = None)
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
-def provider_message(response: httpx.Response) -> str:
+def provider_message(body: bytes, reason: str | None) -> str:
     """The human-readable error a provider put in its body.
 
     OpenAI-compatible servers send ``{"error": {"message": ...}}``, Anthropic
@@ -106,12 +108,12 @@ def provider_message(response: httpx.Response) -> str:
     reason in ``error.metadata.raw``. Anything else is returned as raw text.
     """
     try:
-        body = response.json()
+        decoded = json.loads(body)
     except ValueError:
-        body = None
-    message = error_message(body) if isinstance(body, dict) else None
+        decoded = None
+    message = error_message(decoded) if isinstance(decoded, dict) else None
     if message is None:
-        message = response.text.strip() or response.reason_phrase or "no message"
+        message = body.decode(errors="replace").strip() or reason or "no message"
     return message[:_MAX_MESSAGE_CHARS]
 
 
@@ -180,7 +182,7 @@ def env_credentials(prefix: str, default_base_url: str) -> tuple[str | None, str
 
 def require_key(api_key: str | None, base_url: str, provider_host: str, prefix: str) -> None:
     """A key is required by the provider's own host only; local and proxy servers may need none."""
-    if not api_key and httpx.URL(base_url).host == provider_host:
+    if not api_key and urlsplit(base_url).hostname == provider_host:
         raise ConfigError(
             f"{prefix}_API_KEY is not set: it is required for {provider_host} "
             f"(set {prefix}_BASE_URL to use a server that needs no key)"
@@ -212,9 +214,9 @@ def make_tool_call(call_id: str | None, name: str, arguments: str | None) -> Too
 class ProviderClient:
     """POSTs JSON to one provider's base URL with retries.
 
-    With an injected ``http_client`` the caller owns it (and its connection
-    pool); without one, each call opens and closes its own client. Cancelling
-    the awaiting task closes the connection of the in-flight request.
+    With an injected :class:`HTTPPool` the caller owns it (and its keep-alive
+    connections); without one, each call opens and closes its own session.
+    Cancelling the awaiting task closes the connection of the in-flight request.
     """
 
     def __init__(
@@ -222,28 +224,35 @@ class ProviderClient:
         base_url: str,
         headers: Mapping[str, str],
         *,
-        http_client: httpx.AsyncClient | None,
+        http_client: HTTPPool | None,
         retry: RetryPolicy,
-        timeout: httpx.Timeout | float,
+        timeout: aiohttp.ClientTimeout | float,
     ) -> None:
-        url = httpx.URL(base_url)
-        if url.scheme not in ("http", "https") or not url.host:
+        url = urlsplit(base_url)
+        if url.scheme not in ("http", "https") or not url.hostname:
             raise ConfigError(f"base URL must be an http(s) URL, got {base_url!r}")
         self.base_url = base_url.rstrip("/")
-        self.headers = dict(headers)
+        self.headers = {"content-type": "application/json", **headers}
         self.retry = retry
-        self.timeout = timeout
-        self._http_client = http_client
+        self.timeout = (
+            timeout
+            if isinstance(timeout, aiohttp.ClientTimeout)
+            else aiohttp.ClientTimeout(sock_connect=timeout, sock_read=timeout)
+        )
+        self._pool = http_client
 
     async def post_json(self, path: str, payload: Mapping[str, Any]) -> Any:
         """The decoded JSON body of a successful POST."""
-        async with self._client() as client:
-            response = await self._send_with_retries(client, path, payload, stream=False)
+        async with self._response(path, payload) as response:
+            try:
+                body = await response.read()
+            except (aiohttp.ClientError, TimeoutError) as error:
+                raise _wire_error(error) from error
         try:
-            return response.json()
+            return json.loads(body)
         except ValueError as error:
             raise ModelResponseError(
-                f"HTTP {response.status_code} answer is not JSON: {response.text[:200]!r}"
+                f"HTTP {response.status} answer is not JSON: {body[:200]!r}"
             ) from error
 
     @asynccontextmanager
@@ -251,29 +260,43 @@ class ProviderClient:
         self, path: str, payload: Mapping[str, Any]
     ) -> AsyncIterator[AsyncIterator[ServerSentEvent]]:
         """The server-sent events of a successful streamed POST."""
-        async with self._client() as client:
-            response = await self._send_with_retries(client, path, payload, stream=True)
-            try:
-                async with aclosing(_guard_stream(iter_sse(response.aiter_lines()))) as events:
-                    yield events
-            finally:
-                await response.aclose()
+        async with (
+            self._response(path, payload) as response,
+            aclosing(_guard_stream(iter_sse(_lines(response.content)))) as events,
+        ):
+            yield events
 
     @asynccontextmanager
-    async def _client(self) -> AsyncIterator[httpx.AsyncClient]:
-        if self._http_client is not None:
-            yield self._http_client
+    async def _response(
+        self, path: str, payload: Mapping[str, Any]
+    ) -> AsyncIterator[aiohttp.ClientResponse]:
+        """A successful response, retried until its headers arrive; released on exit.
+
+        Released, not closed: a body read to its end leaves the connection
+        for the next call, anything else (an error, a cancellation) closes it.
+        """
+        async with self._session() as session:
+            response = await self._send_with_retries(session, path, payload)
+            try:
+                yield response
+            finally:
+                response.release()
+
+    @asynccontextmanager
+    async def _session(self) -> AsyncIterator[aiohttp.ClientSession]:
+        if self._pool is not None:
+            yield self._pool.session()
         else:
-            async with httpx.AsyncClient(verify=_tls_context()) as client:
-                yield client
+            async with aiohttp.ClientSession() as session:
+                yield session
 
     async def _send_with_retries(
-        self, client: httpx.AsyncClient, path: str, payload: Mapping[str, Any], *, stream: bool
-    ) -> httpx.Response:
+        self, session: aiohttp.ClientSession, path: str, payload: Mapping[str, Any]
+    ) -> aiohttp.ClientResponse:
         attempt = 0
         while True:
             try:
-                return await self._send(client, path, payload, stream=stream)
+                return await self._send(session, path, payload)
             except ModelError as error:
                 delay = self.retry.delay_before_retry(error, attempt)
                 if delay is None:
@@ -282,66 +305,89 @@ class ProviderClient:
             attempt += 1
 
     async def _send(
-        self, client: httpx.AsyncClient, path: str, payload: Mapping[str, Any], *, stream: bool
-    ) -> httpx.Response:
-        request = client.build_request(
-            "POST", self.base_url + path, json=payload, headers=self.headers, timeout=self.timeout
-        )
+        self, session: aiohttp.ClientSession, path: str, payload: Mapping[str, Any]
+    ) -> aiohttp.ClientResponse:
         try:
-            response = await client.send(request, stream=True)
-        except httpx.HTTPError as error:
+            response = await session.post(
+                self.base_url + path,
+                data=json_bytes(payload),
+                headers=self.headers,
+                timeout=self.timeout,
+            )
+        except (aiohttp.ClientError, TimeoutError) as error:
             raise _wire_error(error) from error
-        if response.is_success and stream:
+        if response.ok:
             return response
         try:
-            await response.aread()
-        except httpx.HTTPError as error:
+            body = await response.read()
+        except (aiohttp.ClientError, TimeoutError) as error:
             raise _wire_error(error) from error
         finally:
-            await response.aclose()
-        if not response.is_success:
-            raise ModelHTTPError(
-                response.status_code,
-                provider_message(response),
-                retry_after=retry_after_seconds(response.headers),
-            )
-        return response
+            response.release()
+        raise ModelHTTPError(
+            response.status,
+            provider_message(body, response.reason),
+            retry_after=retry_after_seconds(response.headers),
+        )
 
 
-@functools.cache
-def _tls_context() -> ssl.SSLContext:
-    # Loading the CA bundle takes tens of milliseconds: once per process, not once per call.
-    return httpx.create_ssl_context()
+def json_bytes(payload: Mapping[str, Any]) -> bytes:
+    """Compact UTF-8 JSON, as providers' own SDKs send it (and as token estimates assume).
+
+    orjson: a request carries the whole transcript and the tool schemas, and
+    the stdlib encoder was the largest JSON cost of a served conversation.
+    """
+    return orjson.dumps(payload)
 
 
-def _wire_error(error: httpx.HTTPError) -> ModelError:
-    if isinstance(error, httpx.TimeoutException):
+async def _lines(content: aiohttp.StreamReader) -> AsyncIterator[str]:
+    """The body's lines without their ends, however the server splits its writes.
+
+    Split here rather than with ``readline``: aiohttp caps a line at its read
+    buffer (128 KiB), and one streamed event may carry a whole answer.
+    """
+    pending = b""
+    async for chunk in content.iter_any():
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        for line in lines:
+            yield line.removesuffix(b"\r").decode()
+    if pending:
+        yield pending.removesuffix(b"\r").decode()
+
+
+def _wire_error(error: aiohttp.ClientError | TimeoutError) -> ModelError:
+    if isinstance(error, TimeoutError):  # aiohttp's timeouts subclass it too
         return ModelConnectionError(f"timed out: {error!r}")
-    if isinstance(error, httpx.TransportError):
-        return ModelConnectionError(f"connection failed: {error!r}")
-    return ModelResponseError(f"unreadable response: {error!r}")  # e.g. a corrupt gzip body
+    if isinstance(error, aiohttp.ClientPayloadError) and isinstance(
+        error.__cause__, ContentEncodingError
+    ):
+        return ModelResponseError(f"unreadable response: {error!r}")  # e.g. a corrupt gzip body
+    return ModelConnectionError(f"connection failed: {error!r}")
 
 
 async def _guard_stream(
     events: AsyncIterator[ServerSentEvent],
 ) -> AsyncGenerator[ServerSentEvent, None]:
-    """Turns httpx errors mid-stream (a lost connection...) into docuchat errors."""
+    """Turns transport errors mid-stream (a lost connection...) into docuchat errors."""
     try:
         async for event in events:
             yield event
-    except httpx.HTTPError as error:
+    except (aiohttp.ClientError, TimeoutError) as error:
         raise _wire_error(error) from error
 
 
 __all__ = [
     "DEFAULT_RETRY",
     "DEFAULT_TIMEOUT",
+    "HTTPPool",
     "ProviderClient",
     "RetryPolicy",
     "ServerSentEvent",
     "decode_event",
     "error_message",
     "iter_sse",
+    "json_bytes",
     "make_tool_call",
     "new_call_id",
     "provider_message",

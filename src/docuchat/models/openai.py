@@ -14,8 +14,9 @@ import json
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
-import httpx
+import aiohttp
 
 from docuchat.errors import ModelResponseError
 from docuchat.models.base import (
@@ -33,6 +34,7 @@ from docuchat.models.base import (
 from docuchat.models.http import (
     DEFAULT_RETRY,
     DEFAULT_TIMEOUT,
+    HTTPPool,
     ProviderClient,
     RetryPolicy,
     decode_event,
@@ -61,12 +63,12 @@ class OpenAIChatModel:
         *,
         api_key: str | None = None,
         base_url: str = DEFAULT_BASE_URL,
-        http_client: httpx.AsyncClient | None = None,
+        http_client: HTTPPool | None = None,
         retry: RetryPolicy = DEFAULT_RETRY,
-        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        timeout: aiohttp.ClientTimeout | float = DEFAULT_TIMEOUT,
     ) -> None:
         require_key(api_key, base_url, _OPENAI_HOST, "OPENAI")
-        is_openai = httpx.URL(base_url).host == _OPENAI_HOST
+        is_openai = urlsplit(base_url).hostname == _OPENAI_HOST
         self.model = model
         self.name = f"openai:{model}"
         self.token_estimator = TokenEstimator()
@@ -78,9 +80,7 @@ class OpenAIChatModel:
         )
 
     @classmethod
-    def from_env(
-        cls, model: str, *, http_client: httpx.AsyncClient | None = None
-    ) -> OpenAIChatModel:
+    def from_env(cls, model: str, *, http_client: HTTPPool | None = None) -> OpenAIChatModel:
         """Configured by ``OPENAI_API_KEY`` and ``OPENAI_BASE_URL``."""
         api_key, base_url = env_credentials("OPENAI", DEFAULT_BASE_URL)
         return cls(model, api_key=api_key, base_url=base_url, http_client=http_client)

@@ -90,25 +90,28 @@ class Answer:
     def messages(self) -> tuple[Message, ...]:
         return self.run.messages
 
-    def to_dict(self) -> dict[str, Any]:
-        runs = [r for r in (self.failed_run, self.run) if r is not None]
-        return {
+    def citation_dicts(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "n": c.n,
+                "title": c.title,
+                "doc_id": c.doc_id,
+                "chunk_id": c.chunk_id,
+                "page": c.page,
+                "span": [c.start, c.end],
+                "quote": c.quote,
+                "verified": c.verified,
+                "support": c.support,
+            }
+            for c in self.citations
+        ]
+
+    def to_dict(self, *, trace: bool = True) -> dict[str, Any]:
+        """The result as JSON-ready data; ``trace=False`` leaves out the run's events."""
+        result = {
             "question": self.question,
             "answer": self.answer,
-            "citations": [
-                {
-                    "n": c.n,
-                    "title": c.title,
-                    "doc_id": c.doc_id,
-                    "chunk_id": c.chunk_id,
-                    "page": c.page,
-                    "span": [c.start, c.end],
-                    "quote": c.quote,
-                    "verified": c.verified,
-                    "support": c.support,
-                }
-                for c in self.citations
-            ],
+            "citations": self.citation_dicts(),
             "verified_citations": self.verified_count,
             "removed_citations": list(self.removed_citations),
             "unsupported_claims": list(self.unsupported_claims),
@@ -118,8 +121,11 @@ class Answer:
             "fallback_reason": self.fallback_reason,
             "mode": self.mode,
             "usage": self.run.usage.as_dict(),
-            "trace": [event_to_dict(e) for r in runs for e in r.events],
         }
+        if trace:
+            runs = [r for r in (self.failed_run, self.run) if r is not None]
+            result["trace"] = [event_to_dict(e) for r in runs for e in r.events]
+        return result
 
 
 @dataclass(frozen=True, slots=True)

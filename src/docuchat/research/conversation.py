@@ -18,9 +18,7 @@ def history_messages(turns: Sequence[Turn], keep: int) -> list[Message]:
 
 
 def turn_of(answer: Answer) -> Turn:
-    return Turn(
-        answer.question, answer.answer, tuple(answer.to_dict()["citations"]), answer.outcome
-    )
+    return Turn(answer.question, answer.answer, tuple(answer.citation_dicts()), answer.outcome)
 
 
 def title_of(question: str) -> str:

@@ -1,4 +1,8 @@
-"""Dependencies of the routes, as ``Annotated`` aliases: ``user: CurrentUser`` and so on."""
+"""Dependencies of the routes, as ``Annotated`` aliases: ``user: CurrentUser`` and so on.
+
+The trivial ones are ``async def``: FastAPI runs a plain ``def`` dependency on a
+worker thread, a hop that costs more than the lookup itself.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ from docuchat.store.accounts import Accounts, User
 _bearer = HTTPBearer(auto_error=False, description="An API key from `docuchat users add NAME`")
 
 
-def get_services(request: Request) -> Services:
+async def get_services(request: Request) -> Services:
     services: Services = request.app.state.services
     return services
 
@@ -23,11 +27,11 @@ def get_services(request: Request) -> Services:
 ServicesDep = Annotated[Services, Depends(get_services)]
 
 
-def get_store(services: ServicesDep) -> Store:
+async def get_store(services: ServicesDep) -> Store:
     return services.store
 
 
-def get_accounts(services: ServicesDep) -> Accounts:
+async def get_accounts(services: ServicesDep) -> Accounts:
     return services.accounts
 
 

@@ -189,8 +189,8 @@ class AskResult(BaseModel):
 
     @classmethod
     def of(cls, answer: Answer, run_id: str, conversation_id: str | None) -> Self:
-        fields = answer.to_dict()
-        del fields["question"], fields["trace"]
+        fields = answer.to_dict(trace=False)
+        del fields["question"]
         return cls(run_id=run_id, conversation_id=conversation_id, **fields)
 
 

@@ -1,18 +1,16 @@
 """What the routes share: the store, the accounts, the model, the runs and the upload worker.
 
 Built once per app. The model is shared by every run: adapters keep no state
-per call, and OpenAI-compatible ones share one connection pool (a fresh HTTP
-client per call costs about 70 ms of CPU here, more than a search).
+per call, and the HTTP ones share one keep-alive connection pool.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import httpx
-
 from docuchat.embeddings import get_embedder
 from docuchat.models import Model, get_model
+from docuchat.models.http_pool import HTTPPool
 from docuchat.research import ResearchAgent
 from docuchat.search import HybridSearcher
 from docuchat.server.ingestion import IngestionWorker
@@ -21,9 +19,6 @@ from docuchat.server.schemas import Mode
 from docuchat.server.settings import ServerSettings
 from docuchat.store import Store, open_store
 from docuchat.store.accounts import Accounts, open_accounts
-
-# One connection per run in flight: no cap, or concurrent runs would queue for sockets.
-POOL_LIMITS = httpx.Limits(max_connections=None, max_keepalive_connections=256)
 
 
 @dataclass(slots=True)
@@ -35,7 +30,7 @@ class Services:
     model: Model
     runs: RunRegistry
     ingestion: IngestionWorker
-    http: httpx.AsyncClient
+    http: HTTPPool
 
     def agent(self, owner: str, mode: Mode) -> ResearchAgent:
         return ResearchAgent(self.searcher, self.model, owner=owner, mode=mode)
@@ -57,7 +52,7 @@ def open_services(settings: ServerSettings, *, model: Model | None = None) -> Se
     accounts = open_accounts(settings.db_path)
     accounts.fail_unfinished_jobs("the server stopped before this upload was processed")
     embedder = get_embedder(settings.embedder)
-    http = httpx.AsyncClient(limits=POOL_LIMITS)
+    http = HTTPPool()
     return Services(
         settings=settings,
         store=store,

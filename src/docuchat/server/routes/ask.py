@@ -7,7 +7,7 @@ assistant messages, and the new turn is saved before the final event is sent.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import suppress
 from typing import Any
 
@@ -16,8 +16,8 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 
 from docuchat.errors import NotFound
-from docuchat.models.base import AssistantMessage, Message, UserMessage
 from docuchat.research import Answer, AnswerReady
+from docuchat.research.conversation import history_messages, title_of, turn_of
 from docuchat.server.deps import CurrentUser, ServicesDep
 from docuchat.server.runs import ActiveRun, RunCrashed, RunItem, cancelled_on_disconnect
 from docuchat.server.schemas import AskRequest, AskResult, error_responses
@@ -30,11 +30,9 @@ from docuchat.server.stream import (
     sse,
     stream_response,
 )
-from docuchat.store.accounts import Accounts, Conversation, Turn
+from docuchat.store.accounts import Accounts, Conversation
 
 router = APIRouter(prefix="/api", tags=["ask"], responses=error_responses(401, 404))
-
-TITLE_CHARS = 80
 
 STREAMED = stream_response(
     "With `stream: false` the result as JSON; with `stream: true` server-sent events: "
@@ -88,23 +86,12 @@ def _event(item: RunItem, run: ActiveRun, steps: StepTranslator) -> str:
     return sse(event) if event is not None else ""
 
 
-def history_messages(turns: Sequence[Turn], keep: int) -> list[Message]:
-    """The last ``keep`` answered turns as plain user and assistant messages."""
-    answered = [t for t in turns if t.answer][-keep:] if keep else []
-    return [m for t in answered for m in (UserMessage(t.question), AssistantMessage(t.answer))]
-
-
 def _conversation(accounts: Accounts, owner: str, body: AskRequest) -> Conversation:
     if body.conversation_id is not None:
         return accounts.get_conversation(owner, body.conversation_id)
-    title = " ".join(body.question.split())
-    if len(title) > TITLE_CHARS:
-        title = title[: TITLE_CHARS - 1] + "…"
-    return accounts.create_conversation(owner, title)
+    return accounts.create_conversation(owner, title_of(body.question))
 
 
 def _save_turn(accounts: Accounts, owner: str, conversation_id: str, answer: Answer) -> None:
-    citations = tuple(answer.to_dict()["citations"])
-    turn = Turn(answer.question, answer.answer, citations, answer.outcome)
     with suppress(NotFound):  # the conversation was deleted while the question was answered
-        accounts.add_turn(owner, conversation_id, turn)
+        accounts.add_turn(owner, conversation_id, turn_of(answer))

@@ -172,7 +172,7 @@ def _history(messages: list[ChatMessage]) -> list[Message]:
 
 
 def _citations(answer: Answer) -> list[CitationPublic]:
-    return [CitationPublic.model_validate(c) for c in answer.to_dict()["citations"]]
+    return [CitationPublic.model_validate(c) for c in answer.citation_dicts()]
 
 
 def _usage(answer: Answer) -> CompletionUsage:
