@@ -72,7 +72,7 @@ class _OwnerVectors:
     """
 
     generation: int
-    chunk_keys: npt.NDArray[np.int64]
+    ids: npt.NDArray[np.object_]  # (chunk id, document id) per row
     doc_keys: npt.NDArray[np.int64]
     matrix: vector_index.Matrix
     ivf: vector_index.IVFIndex | None = None
@@ -252,25 +252,16 @@ class SQLiteStore:
                 f" {vectors.matrix.shape[1]}"
             )
         ranges = None
-        if approximate and len(vectors.chunk_keys) >= self.approximate_min_vectors:
+        if approximate and len(vectors.ids) >= self.approximate_min_vectors:
             vectors, index = self._with_ivf(owner, model, vectors)
             ranges = index.probe(query, self.nprobe)
         rows = None if allowed is None else np.flatnonzero(np.isin(vectors.doc_keys, allowed))
         positions, scores = _nearest(vectors.matrix, query, k, rows, ranges)
-        keys = vectors.chunk_keys[positions].tolist()
-        with self._read() as db:
-            ids = {
-                key: (chunk_id, doc_id)
-                for key, chunk_id, doc_id in db.execute(
-                    "SELECT c.key, c.id, d.id FROM chunks c JOIN documents d ON d.key = c.doc_key"
-                    " WHERE c.owner = ? AND c.key IN (SELECT value FROM json_each(?))",
-                    (owner, json.dumps(keys)),
-                )
-            }
         return [
-            Hit(*ids[key], float(score))
-            for key, score in zip(keys, scores.tolist(), strict=True)
-            if key in ids  # removed since the matrix was loaded (keys are never reused)
+            Hit(chunk_id, doc_id, score)
+            for (chunk_id, doc_id), score in zip(
+                vectors.ids[positions].tolist(), scores.tolist(), strict=True
+            )
         ]
 
     def match_spans(
@@ -403,7 +394,7 @@ class SQLiteStore:
         index = vector_index.IVFIndex.build(vectors.matrix)  # slow: outside the lock
         indexed = _OwnerVectors(
             vectors.generation,
-            vectors.chunk_keys[index.order],
+            vectors.ids[index.order],
             vectors.doc_keys[index.order],
             vectors.matrix[index.order],
             index,
@@ -622,18 +613,22 @@ def _load_vectors(db: sqlite3.Connection, owner: str, model: str, generation: in
     """
     stored, row_of = _stored_vectors(db, owner, model)
     chunks = db.execute(
-        "SELECT key, doc_key, text_hash FROM chunks WHERE owner = ? ORDER BY key", (owner,)
+        "SELECT c.id, d.id, c.doc_key, c.text_hash FROM chunks c"
+        " JOIN documents d ON d.key = c.doc_key WHERE c.owner = ? ORDER BY c.key",
+        (owner,),
     ).fetchall()
-    keys, doc_keys, rows = [], [], []
-    for key, doc_key, text_hash in chunks:
+    ids: npt.NDArray[np.object_] = np.empty(len(chunks), dtype=object)
+    doc_keys: list[int] = []
+    rows: list[int] = []
+    for chunk_id, doc_id, doc_key, text_hash in chunks:
         if (row := row_of.get(text_hash)) is not None:
-            keys.append(key)
+            ids[len(rows)] = (chunk_id, doc_id)
             doc_keys.append(doc_key)
             rows.append(row)
     in_order = rows == list(range(len(stored)))  # one chunk per vector, as stored
     return _OwnerVectors(
         generation,
-        np.array(keys, dtype=np.int64),
+        ids[: len(rows)],
         np.array(doc_keys, dtype=np.int64),
         stored if in_order else stored[np.array(rows, dtype=np.int64)],
     )
