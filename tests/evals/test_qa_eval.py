@@ -75,6 +75,14 @@ SQUAD = {
 EXPECTED_F1 = (6 / 14 + 2 / 10 + 4 / 12 + 2 / 25) / 4
 
 
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A home of its own (the cached index goes there), and BM25 alone unless a test says
+    otherwise: the default embedder (auto) would compute real embeddings."""
+    monkeypatch.setenv("DOCUCHAT_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("DOCUCHAT_EMBEDDER", "none")
+
+
 @pytest.fixture
 def squad_file(tmp_path: Path) -> Path:
     path = tmp_path / "tiny-squad.json"
@@ -128,6 +136,34 @@ def test_table_output_names_every_figure(squad_file: Path) -> None:
     for label in ("answer_match", "citation_match", "F1", "abstained", "tool calls", "p50"):
         assert label in result.stdout
     assert "1 questions over 2 articles, model offline, embedder none" in result.stdout
+
+
+def test_default_embedder_comes_from_settings_and_the_index_is_reused(
+    squad_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCUCHAT_EMBEDDER", "hash")
+    first = run_eval("--squad", str(squad_file), "--json")
+    index = tmp_path / "home" / "eval"
+    assert "embedder hash-256" in first.stderr
+    assert "indexed 2 articles and embedded 2 texts" in first.stderr
+    assert str(index) in first.stderr.replace("\n", "")
+
+    second = run_eval("--squad", str(squad_file), "--json")
+
+    assert "reused the cached index and embeddings" in second.stderr
+    assert report(second)["answerable"] == report(first)["answerable"]
+
+
+def test_an_edited_file_gets_an_index_of_its_own(squad_file: Path, tmp_path: Path) -> None:
+    run_eval("--squad", str(squad_file), "--json")
+    edited = json.loads(squad_file.read_text(encoding="utf-8"))
+    edited["data"][1]["paragraphs"][1]["context"] = "Today the shop is run by Rosa alone."
+    squad_file.write_text(json.dumps(edited), encoding="utf-8")
+
+    second = run_eval("--squad", str(squad_file), "--json")
+
+    assert "indexed 2 articles" in second.stderr
+    assert len(list((tmp_path / "home" / "eval").iterdir())) == 2
 
 
 @pytest.mark.parametrize(

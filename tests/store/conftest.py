@@ -1,18 +1,37 @@
-"""Real SQLite stores in temporary folders, and documents cut by the real chunker."""
+"""Real stores: SQLite files in temporary folders and a real PostgreSQL with pgvector.
+
+A test that takes ``store`` or ``backend`` runs once per backend, unless it
+also takes ``db_path`` (it then looks inside a SQLite file and runs on SQLite
+only). One PostgreSQL server (pgserver) serves the whole session; each store
+gets a schema of its own, so tests never see each other's rows.
+"""
 
 from __future__ import annotations
 
+import itertools
+import sqlite3
+import warnings
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
+import psycopg
 import pytest
 
 from docuchat.corpus.chunking import chunk_document
 from docuchat.corpus.parse import content_hash
 from docuchat.corpus.types import Block, Chunk, ParsedDocument
-from docuchat.store import AddResult, SQLiteStore
+from docuchat.store import AddResult, Store, open_store
+
+with warnings.catch_warnings():  # pgserver warns on import that XDG_RUNTIME_DIR is unset
+    warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")
+    import pgserver
+
+BACKENDS = ("sqlite", "postgres")
+_schemas = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -21,7 +40,7 @@ class Doc:
     chunks: list[Chunk]
     hash: str
 
-    def add(self, store: SQLiteStore, owner: str, source: str | None = None) -> AddResult:
+    def add(self, store: Store, owner: str, source: str | None = None) -> AddResult:
         return store.add_document(
             owner, self.parsed, self.chunks, content_hash=self.hash, source=source
         )
@@ -59,13 +78,97 @@ def make_doc(
     return Doc(parsed, chunks, digest)
 
 
-@pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "data" / "docuchat.db"
+@dataclass(frozen=True)
+class Backend:
+    """One empty database of one backend, and ways to look inside it."""
+
+    name: str
+    location: str  # a SQLite file path or a postgresql:// URL
+
+    def open(self) -> Store:
+        return open_store(self.location)
+
+    def row_counts(self) -> tuple[int, int, int]:
+        """How many documents, chunks and vectors are stored, for every owner together."""
+        query = (
+            "SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks),"
+            " (SELECT count(*) FROM embeddings)"
+        )
+        if self.name == "sqlite":
+            with closing(sqlite3.connect(self.location)) as db:
+                row = db.execute(query).fetchone()
+        else:
+            with psycopg.connect(self.location) as conn:
+                row = conn.execute(query).fetchone()
+        assert row is not None
+        return int(row[0]), int(row[1]), int(row[2])
+
+    def check_index(self) -> None:
+        """Fail if the full-text index disagrees with the chunks it indexes."""
+        if self.name == "sqlite":
+            with closing(sqlite3.connect(self.location)) as db:  # FTS5's own check; raises if not
+                db.execute(
+                    "INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('integrity-check', 1)"
+                )
+            return
+        with psycopg.connect(self.location) as conn:
+            per_chunk = conn.execute(
+                "SELECT c.key, c.owner, c.length, p.owner, p.length, p.total FROM chunks c"
+                " FULL JOIN (SELECT chunk_key, min(owner) AS owner, min(length) AS length,"
+                " sum(tf) AS total FROM postings GROUP BY chunk_key) p ON p.chunk_key = c.key"
+                " WHERE c.key IS NULL OR (p.chunk_key IS NULL AND c.length > 0)"
+                " OR (c.owner, c.length, c.length) <> (p.owner, p.length, p.total)"
+            ).fetchall()
+            per_owner = conn.execute(
+                "SELECT * FROM (SELECT owner, count(*), sum(length) FROM chunks GROUP BY owner) c"
+                " FULL JOIN (SELECT owner, chunks, length FROM owner_stats WHERE chunks > 0) s"
+                " USING (owner) WHERE (c.count, c.sum) IS DISTINCT FROM (s.chunks, s.length)"
+            ).fetchall()
+        assert per_chunk == [], "postings disagree with their chunks"
+        assert per_owner == [], "owner_stats disagree with the chunks"
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A PostgreSQL 16 server with pgvector for the session; yields its URL."""
+    server = pgserver.get_server(tmp_path_factory.mktemp("postgres"), cleanup_mode="stop")
+    url: str = server.get_uri()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")  # once, in public, for all schemas
+    yield url
+    server.cleanup()
+
+
+def make_backend(name: str, folder: Path, request: pytest.FixtureRequest) -> Backend:
+    """An empty database: a file in ``folder``, or a new schema on the session's server."""
+    if name == "sqlite":
+        return Backend(name, str(folder / "data" / "docuchat.db"))
+    url: str = request.getfixturevalue("postgres_server")
+    schema = f"test_{next(_schemas)}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    return Backend(name, f"{url}&options={quote(f'-c search_path={schema},public')}")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "backend" in metafunc.fixturenames:
+        sqlite_only = "db_path" in metafunc.fixturenames
+        metafunc.parametrize("backend", ["sqlite"] if sqlite_only else BACKENDS, indirect=True)
 
 
 @pytest.fixture
-def store(db_path: Path) -> Iterator[SQLiteStore]:
-    opened = SQLiteStore(db_path)
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    return make_backend(request.param, tmp_path, request)
+
+
+@pytest.fixture
+def store(backend: Backend) -> Iterator[Store]:
+    opened = backend.open()
     yield opened
     opened.close()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    """Where the SQLite-only tests keep their file (the same one ``backend`` uses)."""
+    return tmp_path / "data" / "docuchat.db"

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from docuchat.corpus.types import Chunk
 from docuchat.errors import NotFound, StoreError
-from docuchat.store import DocumentFilter, SQLiteStore
+from docuchat.store import DocumentFilter, Store
 
-from .conftest import make_doc
+from .conftest import Backend, make_doc
 
 LONG = "\n\n".join(
     f"Paragraph {i} talks about {topic} and nothing else worth indexing here."
@@ -22,22 +20,7 @@ LONG = "\n\n".join(
 )
 
 
-def _fts_integrity(db_path: Path) -> None:
-    """FTS5's own check that its index agrees with the chunk rows; raises if not."""
-    with sqlite3.connect(db_path) as db:
-        db.execute("INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('integrity-check', 1)")
-
-
-def _row_counts(db_path: Path) -> tuple[int, int, int]:
-    with sqlite3.connect(db_path) as db:
-        documents, chunks, embeddings = (
-            db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
-            for table in ("documents", "chunks", "embeddings")
-        )
-    return documents, chunks, embeddings
-
-
-def test_added_document_reads_back_with_exact_chunk_offsets(store: SQLiteStore) -> None:
+def test_added_document_reads_back_with_exact_chunk_offsets(store: Store) -> None:
     doc = make_doc(LONG, title="Nature", metadata={"lang": "en"}, chunk_size=300)
     result = doc.add(store, "ann", source="/docs/nature.txt")
 
@@ -63,7 +46,7 @@ def test_added_document_reads_back_with_exact_chunk_offsets(store: SQLiteStore) 
         assert store.document_text("ann", record.id, stored.start, stored.end) == stored.text
 
 
-def test_document_text_slices_like_python_including_non_ascii(store: SQLiteStore) -> None:
+def test_document_text_slices_like_python_including_non_ascii(store: Store) -> None:
     text = "Zoë’s café 🍵 serves crème brûlée.\n\nSecond paragraph."
     record = make_doc(text).add(store, "ann").document
 
@@ -75,18 +58,18 @@ def test_document_text_slices_like_python_including_non_ascii(store: SQLiteStore
         store.document_text("ann", record.id, 5, 2)
 
 
-def test_same_content_twice_is_stored_once(store: SQLiteStore, db_path: Path) -> None:
+def test_same_content_twice_is_stored_once(store: Store, backend: Backend) -> None:
     doc = make_doc(LONG)
     first = doc.add(store, "ann", source="/a.txt")
     second = doc.add(store, "ann", source="/copy-of-a.txt")
 
     assert second.status == "unchanged"
     assert second.document == first.document
-    assert _row_counts(db_path)[:2] == (1, len(doc.chunks))
+    assert backend.row_counts()[:2] == (1, len(doc.chunks))
 
 
 def test_changed_file_from_same_source_replaces_chunks_and_keeps_id(
-    store: SQLiteStore, db_path: Path
+    store: Store, backend: Backend
 ) -> None:
     old = make_doc("Alpine glaciers are retreating.\n\nIce cores record old climates.")
     new = make_doc("Coral reefs are bleaching.\n\nOcean heat is rising.", title="Reefs")
@@ -100,12 +83,12 @@ def test_changed_file_from_same_source_replaces_chunks_and_keeps_id(
     assert store.search_bm25("ann", "glaciers") == []
     with pytest.raises(NotFound):
         store.get_chunk("ann", old.chunks[0].id)
-    assert _row_counts(db_path)[:2] == (1, len(new.chunks))
-    _fts_integrity(db_path)
+    assert backend.row_counts()[:2] == (1, len(new.chunks))
+    backend.check_index()
 
 
 def test_failure_midway_through_a_replacement_leaves_the_old_version_intact(
-    store: SQLiteStore, db_path: Path
+    store: Store, backend: Backend
 ) -> None:
     old = make_doc(LONG, title="Old", chunk_size=300)
     new = make_doc(LONG.replace("tides", "currents"), title="New", chunk_size=300)
@@ -126,32 +109,30 @@ def test_failure_midway_through_a_replacement_leaves_the_old_version_intact(
     ]
     assert store.search_bm25("ann", "tides")
     assert store.search_bm25("ann", "currents") == []
-    _fts_integrity(db_path)
+    backend.check_index()
 
 
 def test_chunks_that_do_not_match_the_text_are_refused_and_nothing_is_written(
-    store: SQLiteStore, db_path: Path
+    store: Store, backend: Backend
 ) -> None:
     doc = make_doc(LONG, chunk_size=300)
     wrong = [*doc.chunks[:-1], replace(doc.chunks[-1], text="something else")]
 
     with pytest.raises(StoreError, match="does not match the document text"):
         store.add_document("ann", doc.parsed, wrong, content_hash=doc.hash)
-    assert _row_counts(db_path) == (0, 0, 0)
+    assert backend.row_counts() == (0, 0, 0)
 
 
 def test_duplicate_chunk_ids_are_a_store_error_and_roll_back(
-    store: SQLiteStore, db_path: Path
+    store: Store, backend: Backend
 ) -> None:
     doc = make_doc(LONG, chunk_size=300)
     with pytest.raises(StoreError):
         store.add_document("ann", doc.parsed, [doc.chunks[0]] * 2, content_hash=doc.hash)
-    assert _row_counts(db_path) == (0, 0, 0)
+    assert backend.row_counts() == (0, 0, 0)
 
 
-def test_remove_cascades_to_chunks_index_rows_and_vectors(
-    store: SQLiteStore, db_path: Path
-) -> None:
+def test_remove_cascades_to_chunks_index_rows_and_vectors(store: Store, backend: Backend) -> None:
     keep = make_doc("Volcanoes erupt lava.", title="Keep")
     gone = make_doc(LONG, title="Gone", chunk_size=300)
     kept = keep.add(store, "ann").document
@@ -164,7 +145,7 @@ def test_remove_cascades_to_chunks_index_rows_and_vectors(
     store.remove_document("ann", removed.id)
 
     assert [d.id for d in store.list_documents("ann")] == [kept.id]
-    assert _row_counts(db_path) == (1, 1, 1)
+    assert backend.row_counts() == (1, 1, 1)
     assert {h.doc_id for h in store.search_bm25("ann", "glaciers volcanoes")} == {kept.id}
     assert {h.doc_id for h in store.search_vectors("ann", "m", np.ones(8, dtype=np.float32))} == {
         kept.id
@@ -173,10 +154,10 @@ def test_remove_cascades_to_chunks_index_rows_and_vectors(
         store.get_document("ann", removed.id)
     with pytest.raises(NotFound):
         store.remove_document("ann", removed.id)
-    _fts_integrity(db_path)
+    backend.check_index()
 
 
-def test_list_documents_filters_by_type_title_metadata_and_id(store: SQLiteStore) -> None:
+def test_list_documents_filters_by_type_title_metadata_and_id(store: Store) -> None:
     a = make_doc(
         "one",
         title="Annual Report",
@@ -205,7 +186,7 @@ def test_list_documents_filters_by_type_title_metadata_and_id(store: SQLiteStore
     assert ids(DocumentFilter(metadata={"missing": "x"})) == []
 
 
-def test_get_chunks_keeps_the_order_asked_and_refuses_unknown_ids(store: SQLiteStore) -> None:
+def test_get_chunks_keeps_the_order_asked_and_refuses_unknown_ids(store: Store) -> None:
     doc = make_doc(LONG, chunk_size=300)
     doc.add(store, "ann")
     wanted = [doc.chunks[2].id, doc.chunks[0].id, doc.chunks[2].id]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from docuchat.store import SQLiteStore
+from docuchat.store import Store
 
 from .conftest import make_doc
 
@@ -16,21 +16,21 @@ P3 = "Tidal ranges depend on the shape of the coastline as much as on the moon."
 P4 = "Desert dunes migrate downwind by a few metres each year in steady winds."
 
 
-def _pending(store: SQLiteStore, model: str = "m", batch_size: int = 64) -> list[list[str]]:
+def _pending(store: Store, model: str = "m", batch_size: int = 64) -> list[list[str]]:
     return [
         [t.text for t in batch]
         for batch in store.texts_to_embed("ann", model, batch_size=batch_size)
     ]
 
 
-def _embed_all(store: SQLiteStore, model: str = "m") -> None:
+def _embed_all(store: Store, model: str = "m") -> None:
     for batch in store.texts_to_embed("ann", model):
         store.put_embeddings(
             "ann", model, [t.text_hash for t in batch], np.ones((len(batch), 4), np.float32) / 2
         )
 
 
-def test_identical_chunk_texts_are_embedded_once_across_documents(store: SQLiteStore) -> None:
+def test_identical_chunk_texts_are_embedded_once_across_documents(store: Store) -> None:
     make_doc("\n\n".join([P1, P2]), title="A", chunk_size=100, overlap=0).add(store, "ann")
     make_doc("\n\n".join([P1, P3]), title="B", chunk_size=100, overlap=0).add(store, "ann")
 
@@ -41,7 +41,7 @@ def test_identical_chunk_texts_are_embedded_once_across_documents(store: SQLiteS
     assert len(store.search_vectors("ann", "m", np.ones(4, np.float32), k=10)) == 4  # P1 twice
 
 
-def test_an_interrupted_run_resumes_with_what_is_missing(store: SQLiteStore) -> None:
+def test_an_interrupted_run_resumes_with_what_is_missing(store: Store) -> None:
     make_doc("\n\n".join([P1, P2, P3, P4]), chunk_size=100, overlap=0).add(store, "ann")
     first = next(store.texts_to_embed("ann", "m", batch_size=2))
     store.put_embeddings("ann", "m", [t.text_hash for t in first], np.ones((2, 4), np.float32) / 2)
@@ -51,7 +51,7 @@ def test_an_interrupted_run_resumes_with_what_is_missing(store: SQLiteStore) -> 
     assert _pending(store, batch_size=2) == [[P3, P4]]
 
 
-def test_replacing_a_document_only_embeds_its_new_chunk_texts(store: SQLiteStore) -> None:
+def test_replacing_a_document_only_embeds_its_new_chunk_texts(store: Store) -> None:
     make_doc("\n\n".join([P1, P2, P3]), chunk_size=100, overlap=0).add(store, "ann", source="/f")
     _embed_all(store)
 
@@ -65,7 +65,7 @@ def test_replacing_a_document_only_embeds_its_new_chunk_texts(store: SQLiteStore
     assert len(hits) == 2  # P1 and P3 kept their vectors through the replacement
 
 
-def test_models_have_separate_caches(store: SQLiteStore) -> None:
+def test_models_have_separate_caches(store: Store) -> None:
     make_doc(P1).add(store, "ann")
     _embed_all(store, "model-a")
 
@@ -75,7 +75,7 @@ def test_models_have_separate_caches(store: SQLiteStore) -> None:
 
 
 @pytest.mark.parametrize("batch_size", [1, 3])
-def test_batches_respect_the_batch_size(store: SQLiteStore, batch_size: int) -> None:
+def test_batches_respect_the_batch_size(store: Store, batch_size: int) -> None:
     make_doc("\n\n".join([P1, P2, P3, P4]), chunk_size=100, overlap=0).add(store, "ann")
     batches = _pending(store, batch_size=batch_size)
     assert all(len(batch) <= batch_size for batch in batches)

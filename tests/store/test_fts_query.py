@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docuchat.store import SQLiteStore
+from docuchat.store import Store
 from docuchat.store.fts_query import MAX_TERMS, match_expression, query_terms
 
-from .conftest import make_doc
+from .conftest import BACKENDS, make_backend, make_doc
 
 _EXPRESSION = re.compile(r'"[^\W_]+"( OR "[^\W_]+")*')
 # Text built from FTS5's own syntax, so generated queries hit the parser's corners.
@@ -24,11 +23,11 @@ _SYNTAX = st.sampled_from(
 _HOSTILE_TEXT = st.lists(st.one_of(_SYNTAX, st.text(max_size=8)), max_size=12).map("".join)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", params=BACKENDS)
 def corpus(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[tuple[SQLiteStore, dict[str, str]]]:
-    store = SQLiteStore(Path(tmp_path_factory.mktemp("fts")) / "fts.db")
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Store, dict[str, str]]]:
+    store = make_backend(request.param, tmp_path_factory.mktemp("fts"), request).open()
     docs = {
         "glacier": make_doc("Glaciers are retreating across the Alps.", title="Ice"),
         "volcano": make_doc("Volcanoes erupt when magma rises.", title="Fire"),
@@ -48,7 +47,7 @@ def test_expression_is_only_quoted_words_joined_by_or(text: str) -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(_HOSTILE_TEXT, st.text()))
-def test_search_never_raises(corpus: tuple[SQLiteStore, dict[str, str]], text: str) -> None:
+def test_search_never_raises(corpus: tuple[Store, dict[str, str]], text: str) -> None:
     store, _ = corpus
     hits = store.search_bm25("ann", text)
     assert all(hit.score > float("-inf") for hit in hits)
@@ -78,7 +77,7 @@ def test_search_never_raises(corpus: tuple[SQLiteStore, dict[str, str]], text: s
     ],
 )
 def test_query_words_keep_their_plain_meaning(
-    corpus: tuple[SQLiteStore, dict[str, str]], query: str, expected: set[str]
+    corpus: tuple[Store, dict[str, str]], query: str, expected: set[str]
 ) -> None:
     store, ids = corpus
     names = {doc_id: name for name, doc_id in ids.items()}
@@ -86,7 +85,7 @@ def test_query_words_keep_their_plain_meaning(
 
 
 def test_huge_query_is_cut_to_a_bounded_number_of_terms(
-    corpus: tuple[SQLiteStore, dict[str, str]],
+    corpus: tuple[Store, dict[str, str]],
 ) -> None:
     store, ids = corpus
     query = " ".join(f"w{i}" for i in range(100_000)) + " magma"

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from docuchat.errors import NotFound
-from docuchat.store import DocumentFilter, SQLiteStore
+from docuchat.store import DocumentFilter, Store
 from docuchat.store.sqlite import text_hash
 
 from .conftest import Doc, make_doc
@@ -17,7 +17,7 @@ SECRET = "The merger with Globex closes in March.\n\nNobody outside finance may 
 
 
 @pytest.fixture
-def secret(store: SQLiteStore) -> tuple[Doc, str]:
+def secret(store: Store) -> tuple[Doc, str]:
     """Bob holds a document; Ann holds a different one with words in common."""
     doc = make_doc(SECRET, title="Board minutes")
     doc_id = doc.add(store, "bob", source="/shared/minutes.txt").document.id
@@ -36,7 +36,7 @@ def _not_found_message(call: Callable[[], object]) -> str:
 
 
 def test_reads_by_id_say_the_same_for_foreign_and_unknown_ids(
-    store: SQLiteStore, secret: tuple[Doc, str]
+    store: Store, secret: tuple[Doc, str]
 ) -> None:
     doc, doc_id = secret
     chunk_id = doc.chunks[0].id
@@ -58,7 +58,7 @@ def test_reads_by_id_say_the_same_for_foreign_and_unknown_ids(
 
 
 def test_listings_and_searches_only_return_the_owners_rows(
-    store: SQLiteStore, secret: tuple[Doc, str]
+    store: Store, secret: tuple[Doc, str]
 ) -> None:
     doc, doc_id = secret
     everything = DocumentFilter(doc_ids=frozenset({doc_id}))
@@ -81,7 +81,7 @@ def test_listings_and_searches_only_return_the_owners_rows(
 
 
 @pytest.mark.usefixtures("secret")
-def test_embedding_work_is_per_owner(store: SQLiteStore) -> None:
+def test_embedding_work_is_per_owner(store: Store) -> None:
     make_doc("Fresh text for Ann only.").add(store, "ann")
 
     pending = [t.text for batch in store.texts_to_embed("ann", "m") for t in batch]
@@ -91,7 +91,7 @@ def test_embedding_work_is_per_owner(store: SQLiteStore) -> None:
 
 
 def test_an_owner_cannot_write_vectors_for_texts_it_does_not_hold(
-    store: SQLiteStore, secret: tuple[Doc, str]
+    store: Store, secret: tuple[Doc, str]
 ) -> None:
     doc, _ = secret
     bob_text = text_hash(doc.chunks[0].text)
@@ -103,7 +103,7 @@ def test_an_owner_cannot_write_vectors_for_texts_it_does_not_hold(
     assert hit.score == pytest.approx(1.0)  # bob's unit vector, not carol's (ones)
 
 
-def test_same_file_for_two_owners_is_two_documents(store: SQLiteStore) -> None:
+def test_same_file_for_two_owners_is_two_documents(store: Store) -> None:
     doc = make_doc(SECRET)
     ann = doc.add(store, "ann").document
     bob = doc.add(store, "bob").document
@@ -116,7 +116,7 @@ def test_same_file_for_two_owners_is_two_documents(store: SQLiteStore) -> None:
     ]
 
 
-def test_an_owner_finds_their_rows_below_many_better_ones_of_others(store: SQLiteStore) -> None:
+def test_an_owner_finds_their_rows_below_many_better_ones_of_others(store: Store) -> None:
     for i in range(6):
         make_doc(f"Glaciers, glaciers, glaciers: report {i}.").add(store, "bob")
     mine = make_doc("One glacier among many other words about mountains and valleys.")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from docuchat.errors import ConfigError, StoreError
+from docuchat.errors import StoreError
 from docuchat.store import SQLiteStore, open_store
 from docuchat.store.migrations import MIGRATIONS
 
@@ -53,8 +53,3 @@ def test_a_file_that_is_not_a_database_is_a_store_error(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="cannot open the database"):
         SQLiteStore(path)
     assert path.read_text().startswith("these are my notes")
-
-
-def test_postgres_urls_are_refused_until_that_backend_exists() -> None:
-    with pytest.raises(ConfigError, match="PostgreSQL"):
-        open_store("postgresql://localhost/docuchat")

@@ -9,10 +9,10 @@ import numpy.typing as npt
 import pytest
 
 from docuchat.errors import StoreError
-from docuchat.store import DocumentFilter, SQLiteStore
+from docuchat.store import DocumentFilter, SQLiteStore, Store
 from docuchat.store.vector_index import IVFIndex, rows_in, search, search_ranges, top_k
 
-from .conftest import make_doc
+from .conftest import Backend, make_doc
 
 DIM = 16
 
@@ -31,9 +31,7 @@ def _clustered(n: int, dim: int, clusters: int, seed: int = 0) -> npt.NDArray[np
     return _unit(centres[rng.integers(clusters, size=n)] + 0.3 * rng.normal(size=(n, dim)))
 
 
-def _fill(
-    store: SQLiteStore, vectors: npt.NDArray[np.float32], name: str = "Document"
-) -> list[str]:
+def _fill(store: Store, vectors: npt.NDArray[np.float32], name: str = "Document") -> list[str]:
     """One single-chunk document per vector; returns the document ids in order."""
     ids = []
     for i, vector in enumerate(vectors):
@@ -45,13 +43,13 @@ def _fill(
 
 
 @pytest.fixture
-def filled(store: SQLiteStore) -> tuple[list[str], npt.NDArray[np.float32]]:
+def filled(store: Store) -> tuple[list[str], npt.NDArray[np.float32]]:
     vectors = _unit(np.random.default_rng(1).normal(size=(120, DIM)))
     return _fill(store, vectors), vectors
 
 
 def test_exact_search_is_the_brute_force_ranking(
-    store: SQLiteStore, filled: tuple[list[str], npt.NDArray[np.float32]]
+    store: Store, filled: tuple[list[str], npt.NDArray[np.float32]]
 ) -> None:
     ids, vectors = filled
     query = _unit(np.random.default_rng(2).normal(size=DIM))
@@ -67,7 +65,7 @@ def test_exact_search_is_the_brute_force_ranking(
 
 
 def test_filters_restrict_vector_search(
-    store: SQLiteStore, filled: tuple[list[str], npt.NDArray[np.float32]]
+    store: Store, filled: tuple[list[str], npt.NDArray[np.float32]]
 ) -> None:
     ids, vectors = filled
     query = vectors[7]
@@ -85,13 +83,13 @@ def test_filters_restrict_vector_search(
 
 
 def test_a_write_by_another_store_instance_invalidates_the_cached_matrix(
-    store: SQLiteStore, db_path: Path, filled: tuple[list[str], npt.NDArray[np.float32]]
+    store: Store, backend: Backend, filled: tuple[list[str], npt.NDArray[np.float32]]
 ) -> None:
     ids, _ = filled
     query = _unit(np.ones(DIM))
     before = store.search_vectors("ann", "m", query, k=1)[0]
 
-    other = SQLiteStore(db_path)
+    other = backend.open()
     [new_id] = _fill(other, query[None, :], name="Late document")
     other.remove_document("ann", ids[0])
     other.close()
@@ -102,7 +100,7 @@ def test_a_write_by_another_store_instance_invalidates_the_cached_matrix(
 
 
 def test_vectors_of_the_wrong_shape_are_refused(
-    store: SQLiteStore, filled: tuple[list[str], npt.NDArray[np.float32]]
+    store: Store, filled: tuple[list[str], npt.NDArray[np.float32]]
 ) -> None:
     make_doc("A late document.").add(store, "ann")
     [[pending]] = list(store.texts_to_embed("ann", "m"))

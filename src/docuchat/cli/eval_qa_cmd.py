@@ -8,12 +8,14 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from docuchat.config import Settings
 from docuchat.embeddings import get_embedder
 from docuchat.errors import DocuchatError
-from docuchat.evals.qa import QAReport, evaluate, load_squad
+from docuchat.evals.qa import IndexStatus, QAReport, evaluate, load_squad
 from docuchat.models import get_model
 
 
@@ -36,21 +38,28 @@ from docuchat.models import get_model
 @click.option(
     "--embedder",
     "embedder_spec",
-    default="none",
-    show_default=True,
+    default=None,
     metavar="SPEC",
-    help="none searches with BM25 alone (fast and reproducible); minilm-onnx, minilm,"
-    " openai:<model> or hash[:<dim>] add vectors (hybrid search).",
+    help="auto, minilm-onnx, minilm, openai:<model> or hash[:<dim>] make search hybrid (the"
+    " offline model ranks sentences by it too); none searches with BM25 alone"
+    " (default: DOCUCHAT_EMBEDDER or auto, as for docuchat ask).",
 )
 @click.option(
     "--limit", type=click.IntRange(min=1), default=None, help="Ask only the first N questions."
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where indexed articles and their vectors are kept (default: DOCUCHAT_HOME/eval).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as one JSON object.")
 def qa_command(
     squad_file: Path,
     model_spec: str,
-    embedder_spec: str,
+    embedder_spec: str | None,
     limit: int | None,
+    cache_dir: Path | None,
     as_json: bool,
 ) -> None:
     """Ask every question of a SQuAD 2.0 file through the research agent and score the answers.
@@ -58,17 +67,20 @@ def qa_command(
     Answerable questions: does the answer contain a gold answer (answer_match), does a
     verified citation point into the gold paragraph (citation_match), token F1.
     Unanswerable ones: did it abstain. Also tool calls, model calls, prompt tokens,
-    answer length and latency per question.
+    answer length and latency per question. The articles are indexed and embedded once;
+    later runs on the same file reuse that index and its vectors.
     """
+    settings = Settings()
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    stderr = Console(stderr=True, soft_wrap=True)
     try:
         dataset = load_squad(squad_file)
         model = get_model(model_spec)
-        embedder = get_embedder(embedder_spec)
+        embedder = get_embedder(embedder_spec or settings.embedder)
         with Progress(
             *columns,
             TimeRemainingColumn(),
-            console=Console(stderr=True),
+            console=stderr,
             disable=as_json,
             transient=True,
         ) as bar:
@@ -78,6 +90,7 @@ def qa_command(
                     dataset,
                     model,
                     embedder=embedder,
+                    cache_root=cache_dir or settings.home / "eval",
                     limit=limit,
                     progress=lambda done, total, what: bar.update(
                         task, completed=done, total=total, description=what
@@ -86,16 +99,29 @@ def qa_command(
             )
     except DocuchatError as exc:
         raise click.ClickException(str(exc)) from None
+    about = (
+        f"{len(report.results)} questions over {len(dataset.articles)} articles,"
+        f" model {model_spec}, embedder {embedder.name if embedder else 'none'}"
+    )
     if as_json:
+        stderr.print(f"{about}\n{_index_line(report.index)}", highlight=False)
         click.echo(json.dumps(report.to_dict()))
         return
     console = Console(soft_wrap=True)
-    console.print(
-        f"{len(report.results)} questions over {len(dataset.articles)} articles,"
-        f" model {model_spec}, embedder {embedder_spec}",
-        highlight=False,
-    )
+    console.print(f"{about}\n{_index_line(report.index)}", highlight=False)
     console.print(_table(report))
+
+
+def _index_line(index: IndexStatus | None) -> str:
+    if index is None or index.path is None:
+        return "indexed in a temporary folder"
+    where = escape(str(index.path))
+    if index.reused:
+        return f"reused the cached index and embeddings: {where}"
+    return (
+        f"indexed {index.added} articles and embedded {index.embedded} texts;"
+        f" cached for the next run in {where}"
+    )
 
 
 def _table(report: QAReport) -> Table:

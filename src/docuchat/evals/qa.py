@@ -2,8 +2,10 @@
 
 Each article becomes one plain-text document, its paragraphs in order and
 separated by blank lines, so that every paragraph has an exact character span
-in the stored text. The articles go into a fresh SQLite store in a temporary
-folder, and every question goes through the real research agent (agent mode).
+in the stored text. The articles go into a SQLite store of their own, kept in
+a folder named after their content and the chunking settings (or a temporary
+one), and embedded there: a second run on the same file finds both and embeds
+nothing. Every question goes through the real research agent (agent mode).
 
 For answerable questions:
 
@@ -23,6 +25,7 @@ latency (the whole ``ask``, wall clock).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -30,12 +33,19 @@ import tempfile
 import time
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from docuchat.corpus.ingest import Progress, embed_pending, ingest_file
+from docuchat.corpus.ingest import (
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_OVERLAP,
+    Progress,
+    embed_pending,
+    ingest_file,
+)
 from docuchat.corpus.parse import parse_bytes
 from docuchat.embeddings import Embedder
 from docuchat.errors import ConfigError
@@ -51,6 +61,7 @@ OWNER = "squad"
 _MARKER = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _UNSAFE_IN_FILE_NAME = re.compile(r"[^\w ,.()'-]+")
+_INDEX_VERSION = 1  # bump when what the cached index holds changes meaning
 
 
 # ── the data ────────────────────────────────────────────────────────────────
@@ -113,6 +124,8 @@ class IngestedArticle:
     doc_id: str
     paragraph_spans: tuple[tuple[int, int], ...]
     """(start, end) of each paragraph in the stored document text."""
+    added: bool = True
+    """False when the store already held the article (a cached index)."""
 
 
 def ingest_articles(
@@ -129,8 +142,35 @@ def ingest_articles(
         if len(blocks) != len(article.paragraphs):
             raise ConfigError(f"article {article.title!r}: its paragraphs did not survive parsing")
         stored = ingest_file(store, owner, path)
-        ingested.append(IngestedArticle(stored.doc_id, tuple((b.start, b.end) for b in blocks)))
+        spans = tuple((b.start, b.end) for b in blocks)
+        ingested.append(IngestedArticle(stored.doc_id, spans, stored.status != "unchanged"))
     return ingested
+
+
+def index_key(dataset: SquadDataset) -> str:
+    """The cached index's folder name: a digest of the articles and of how they are
+    chunked, so that other articles or new chunking get a fresh index."""
+    digest = hashlib.sha256(
+        f"v{_INDEX_VERSION} chunks {DEFAULT_CHUNK_SIZE}/{DEFAULT_OVERLAP}\n".encode()
+    )
+    for article in dataset.articles:
+        digest.update(json.dumps([article.title, *article.paragraphs]).encode())
+    return f"squad-{digest.hexdigest()[:16]}"
+
+
+@contextmanager
+def _index_folder(dataset: SquadDataset, cache_root: Path | None) -> Iterator[Path]:
+    """The cached index's folder under ``cache_root``, or a temporary one without it."""
+    if cache_root is None:
+        with tempfile.TemporaryDirectory(prefix="docuchat-qa-") as temporary:
+            yield Path(temporary)
+        return
+    cached = cache_root / index_key(dataset)
+    try:
+        cached.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot create the index folder {cached}: {exc.strerror}") from exc
+    yield cached
 
 
 # ── scoring ─────────────────────────────────────────────────────────────────
@@ -216,12 +256,29 @@ def cites_gold(
 
 # ── the report ──────────────────────────────────────────────────────────────
 @dataclass(frozen=True, slots=True)
+class IndexStatus:
+    """Where the articles were indexed, and what this run had to add."""
+
+    path: Path | None
+    """The cached store; None for a temporary one."""
+    added: int
+    """Articles ingested by this run (0 when the cached index held them all)."""
+    embedded: int
+    """Texts embedded by this run (0 when every vector was cached)."""
+
+    @property
+    def reused(self) -> bool:
+        return self.path is not None and self.added == 0 and self.embedded == 0
+
+
+@dataclass(frozen=True, slots=True)
 class QAReport:
     results: tuple[QuestionResult, ...]
+    index: IndexStatus | None = None
 
     def where(self, keep: Callable[[QuestionResult], bool]) -> QAReport:
         """The report of a subset of the questions (one article, say)."""
-        return QAReport(tuple(r for r in self.results if keep(r)))
+        return QAReport(tuple(r for r in self.results if keep(r)), self.index)
 
     def to_dict(self) -> dict[str, Any]:
         answerable = [r for r in self.results if r.question.answerable]
@@ -288,29 +345,36 @@ async def evaluate(
     model: Model,
     *,
     embedder: Embedder | None = None,
+    cache_root: Path | None = None,
     limit: int | None = None,
     progress: Progress | None = None,
 ) -> QAReport:
-    """Ingest every article into a fresh store in a temporary folder, then ask the first
-    ``limit`` questions (all by default). With an embedder, search is hybrid, and the
-    offline model also ranks the sentences it reads by the embedder's similarity."""
-    with tempfile.TemporaryDirectory(prefix="docuchat-qa-") as folder:
-        store = open_store(Path(folder) / "qa.db")
+    """Index every article (in a store under ``cache_root`` that later runs reuse, or in
+    a temporary folder), then ask the first ``limit`` questions (all by default). With an
+    embedder, search is hybrid, and the offline model also ranks the sentences it reads by
+    the embedder's similarity."""
+    with _index_folder(dataset, cache_root) as folder:
+        store = open_store(folder / "qa.db")
         try:
-            ingested = ingest_articles(store, OWNER, dataset.articles, Path(folder))
+            ingested = ingest_articles(store, OWNER, dataset.articles, folder)
+            embedded = 0
             if embedder is not None:
-                embed_pending(store, OWNER, embedder, progress=progress)
+                embedded = embed_pending(store, OWNER, embedder, progress=progress)
                 if isinstance(model, OfflineModel):
                     model = model.with_embedder(embedder)  # it ranks sentences by it too
             agent = ResearchAgent(HybridSearcher(store, embedder), model, OWNER)
             questions = dataset.questions[:limit] if limit else dataset.questions
-            return await ask_all(agent, questions, ingested, progress)
+            report = await ask_all(agent, questions, ingested, progress)
+            added = sum(article.added for article in ingested)
+            index = IndexStatus(folder / "qa.db" if cache_root else None, added, embedded)
+            return replace(report, index=index)
         finally:
             store.close()
 
 
 __all__ = [
     "OWNER",
+    "IndexStatus",
     "IngestedArticle",
     "QAReport",
     "QuestionResult",
@@ -321,6 +385,7 @@ __all__ = [
     "cites_gold",
     "contains_answer",
     "evaluate",
+    "index_key",
     "ingest_articles",
     "load_squad",
     "normalize_answer",

@@ -1,4 +1,4 @@
-"""Where documents, chunks and vectors live: one interface, SQLite by default.
+"""Where documents, chunks and vectors live: one interface, SQLite by default, or PostgreSQL.
 
 Open a store with :func:`open_store`; every method takes the owner.
 """
@@ -24,9 +24,16 @@ from docuchat.store.sqlite import SQLiteStore
 
 
 def open_store(location: str | Path) -> Store:
-    """Open (creating and migrating if needed) the store at a SQLite file path."""
+    """Open (creating and migrating if needed) the store at a SQLite file path or at a
+    ``postgresql://`` URL (which needs the ``postgres`` extra)."""
     if str(location).startswith(("postgres://", "postgresql://")):
-        raise ConfigError("the PostgreSQL store is not available yet; use a SQLite file path")
+        try:
+            from docuchat.store.postgres import PostgresStore
+        except ImportError as exc:
+            raise ConfigError(
+                "the PostgreSQL store needs the postgres extra: pip install 'docuchat[postgres]'"
+            ) from exc
+        return PostgresStore(str(location))
     return SQLiteStore(location)
 
 

@@ -209,3 +209,12 @@ def m007_embeddings_by_owner_and_model(db: sqlite3.Connection) -> None:
     # Rows of one owner and model in insertion order: loading them into memory
     # reads the table front to back instead of in text-hash order (10x faster).
     db.execute("CREATE INDEX embeddings_owner_model ON embeddings (owner, model)")
+
+
+@migration
+def m008_text_generations(db: sqlite3.Connection) -> None:
+    # Bumped only by writes that change an owner's chunk texts, so in-memory BM25
+    # indexes outlive the many embedding batches that follow an upload.
+    db.execute(
+        "ALTER TABLE owner_generations ADD COLUMN text_generation INTEGER NOT NULL DEFAULT 0"
+    )

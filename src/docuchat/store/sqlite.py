@@ -7,7 +7,6 @@ import json
 import re
 import sqlite3
 import uuid
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -30,13 +29,24 @@ from docuchat.store.base import (
     TextToEmbed,
     Vector,
 )
-from docuchat.store.fts_query import match_expression
-from docuchat.store.migrations import TOKENIZER
-from docuchat.store.sqlite_file import SQLiteFile, sqlite_errors
+from docuchat.store.bm25_index import BM25Index
+from docuchat.store.fts_query import match_expression, query_terms
+from docuchat.store.owner_cache import OwnerCache
+from docuchat.store.sqlite_bm25 import (
+    clear_scratch,
+    create_scratch_tables,
+    fill_scratch,
+    load_bm25_index,
+    query_terms_of,
+)
+from docuchat.store.sqlite_file import SQLiteFile
 
 # BM25 column weights (title, text). Equal: on SciFact a title weight of 0.5 to 3 moved
 # nDCG@10 by under 0.01, too little to tune on one collection (docs/readme/store.md).
 BM25_WEIGHTS = (1.0, 1.0)
+# Owners with up to this many chunks get an in-memory BM25 index (about 1 KB per
+# chunk); larger ones are ranked by FTS5's bm25() in SQL.
+MEMORY_BM25_MAX_CHUNKS = 200_000
 # Below this many vectors exact search is already fast; the IVF index is not built.
 APPROXIMATE_MIN_VECTORS = 50_000
 # IVF lists scanned per query, of about sqrt(n): 6% of them at 1M vectors (recall in
@@ -62,17 +72,20 @@ class _OwnerVectors:
     """
 
     generation: int
-    chunk_keys: npt.NDArray[np.int64]
+    ids: npt.NDArray[np.object_]  # (chunk id, document id) per row
     doc_keys: npt.NDArray[np.int64]
     matrix: vector_index.Matrix
     ivf: vector_index.IVFIndex | None = None
 
 
 class SQLiteStore:
-    """The default store. Safe to share between threads (calls are serialised).
+    """The default store. Safe to share between threads: writes take turns, reads do not
+    wait for them.
 
     ``nprobe`` and ``approximate_min_vectors`` tune approximate vector search;
-    ``cached_matrices`` bounds how many (owner, model) matrices stay in memory.
+    ``cached_matrices`` bounds how many (owner, model) matrices, and how many owners'
+    BM25 indexes, stay in memory; ``memory_bm25_max_chunks`` is the largest owner
+    given an in-memory BM25 index.
     """
 
     def __init__(
@@ -82,32 +95,25 @@ class SQLiteStore:
         nprobe: int = DEFAULT_NPROBE,
         approximate_min_vectors: int = APPROXIMATE_MIN_VECTORS,
         cached_matrices: int = 4,
+        memory_bm25_max_chunks: int = MEMORY_BM25_MAX_CHUNKS,
     ) -> None:
         self.path = Path(path)
         self.nprobe = nprobe
         self.approximate_min_vectors = approximate_min_vectors
-        self._cached_matrices = cached_matrices
-        self._vectors: OrderedDict[tuple[str, str], _OwnerVectors] = OrderedDict()
+        self.memory_bm25_max_chunks = memory_bm25_max_chunks
+        self._vectors: OwnerCache[tuple[str, str], _OwnerVectors] = OwnerCache(cached_matrices)
+        self._bm25: OwnerCache[str, BM25Index] = OwnerCache(cached_matrices)
         self._file = SQLiteFile(
             self.path,
             pragmas=("cache_size = -65536", "mmap_size = 268435456", "temp_store = MEMORY"),
+            prepare_reader=create_scratch_tables,
         )
-        self._db, self._lock = self._file.db, self._file.lock
         self._read, self._write = self._file.read, self._file.write
         self.applied_migrations = self._file.applied_migrations
-        with sqlite_errors():
-            # A scratch FTS5 index for highlighting result chunks (see match_spans).
-            self._db.execute(
-                "CREATE TEMP TABLE highlight_text (key INTEGER PRIMARY KEY, text TEXT)"
-            )
-            self._db.execute(
-                "CREATE VIRTUAL TABLE temp.highlight_fts USING fts5(text, content='highlight_text',"
-                f" content_rowid='key', tokenize='{TOKENIZER}')"
-            )
 
     def close(self) -> None:
-        with self._lock:
-            self._vectors.clear()
+        self._vectors.clear()
+        self._bm25.clear()
         self._file.close()
 
     # -- documents -------------------------------------------------------
@@ -146,7 +152,7 @@ class SQLiteStore:
                 doc_key = _write_document(db, owner, document, content_hash, source, doc_id=doc_id)
             _insert_chunks(db, owner, doc_key, document, chunks)
             _drop_unused_embeddings(db, owner, old_hashes)
-            _bump_generation(db, owner)
+            _bump_generation(db, owner, text=True)
             return AddResult(status, self._document(db, owner, doc_id))
 
     def list_documents(
@@ -171,7 +177,7 @@ class SQLiteStore:
             old_hashes = _delete_chunks(db, doc_key)
             db.execute("DELETE FROM documents WHERE key = ?", (doc_key,))
             _drop_unused_embeddings(db, owner, old_hashes)
-            _bump_generation(db, owner)
+            _bump_generation(db, owner, text=True)
 
     def document_text(self, owner: str, doc_id: str, start: int = 0, end: int | None = None) -> str:
         if start < 0 or (end is not None and end < start):
@@ -207,33 +213,22 @@ class SQLiteStore:
     def search_bm25(
         self, owner: str, query: str, *, k: int = 10, where: DocumentFilter | None = None
     ) -> list[Hit]:
-        expression = match_expression(query)
-        if expression is None or k <= 0:
+        words = query_terms(query)
+        if not words or k <= 0:
             return []
-        condition, params = _filter_sql(where)
         with self._read() as db:
-            rows = []
-            if where is None:
-                # Rank the whole index, then keep the owner's rows among the best: this
-                # skips a join per matching row, which costs as much as BM25 itself, and
-                # is exact whenever the owner holds k of them (one owner holds most rows).
-                rows = db.execute(
-                    "SELECT c.id, d.id, f.score FROM (SELECT rowid, bm25(chunks_fts, ?, ?) AS score"
-                    " FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?) AS f"
-                    " CROSS JOIN chunks c ON c.key = f.rowid JOIN documents d ON d.key = c.doc_key"
-                    " WHERE c.owner = ? ORDER BY f.score LIMIT ?",
-                    (*BM25_WEIGHTS, expression, _OVERFETCH * k, owner, k),
-                ).fetchall()
-            if len(rows) < k:
-                rows = db.execute(
-                    "SELECT c.id, d.id, bm25(chunks_fts, ?, ?) AS score"
-                    " FROM chunks_fts CROSS JOIN chunks c ON c.key = chunks_fts.rowid"
-                    " JOIN documents d ON d.key = c.doc_key"
-                    f" WHERE chunks_fts MATCH ? AND c.owner = ?{condition}"
-                    " ORDER BY score LIMIT ?",
-                    (*BM25_WEIGHTS, expression, owner, *params, k),
-                ).fetchall()
-        return [Hit(chunk_id, doc_id, -score) for chunk_id, doc_id, score in rows]
+            terms = query_terms_of(db, words)
+            index = self._owner_bm25(db, owner) if terms is not None else None
+            if terms is None or index is None:
+                return _search_fts5(db, owner, query, k, where)
+            allowed = None
+            if where is not None:
+                allowed = np.isin(index.doc_keys, _filtered_document_keys(db, owner, where))
+        rows, scores = index.search(terms, k, allowed)
+        return [
+            Hit(index.chunk_ids[row], index.doc_ids[row], score)
+            for row, score in zip(rows.tolist(), scores.tolist(), strict=True)
+        ]
 
     def search_vectors(
         self,
@@ -257,25 +252,16 @@ class SQLiteStore:
                 f" {vectors.matrix.shape[1]}"
             )
         ranges = None
-        if approximate and len(vectors.chunk_keys) >= self.approximate_min_vectors:
+        if approximate and len(vectors.ids) >= self.approximate_min_vectors:
             vectors, index = self._with_ivf(owner, model, vectors)
             ranges = index.probe(query, self.nprobe)
         rows = None if allowed is None else np.flatnonzero(np.isin(vectors.doc_keys, allowed))
         positions, scores = _nearest(vectors.matrix, query, k, rows, ranges)
-        keys = vectors.chunk_keys[positions].tolist()
-        with self._read() as db:
-            ids = {
-                key: (chunk_id, doc_id)
-                for key, chunk_id, doc_id in db.execute(
-                    "SELECT c.key, c.id, d.id FROM chunks c JOIN documents d ON d.key = c.doc_key"
-                    " WHERE c.owner = ? AND c.key IN (SELECT value FROM json_each(?))",
-                    (owner, json.dumps(keys)),
-                )
-            }
         return [
-            Hit(*ids[key], float(score))
-            for key, score in zip(keys, scores.tolist(), strict=True)
-            if key in ids  # removed since the matrix was loaded (keys are never reused)
+            Hit(chunk_id, doc_id, score)
+            for (chunk_id, doc_id), score in zip(
+                vectors.ids[positions].tolist(), scores.tolist(), strict=True
+            )
         ]
 
     def match_spans(
@@ -287,27 +273,20 @@ class SQLiteStore:
         # Highlighting in the main index would look up every query word's whole
         # posting list per chunk; a scratch index of just these chunks is 5x faster.
         with self._read() as db:
-            _clear_highlight_scratch(db)
             chunks = db.execute(
                 "SELECT key, id, text FROM chunks"
                 " WHERE owner = ? AND id IN (SELECT value FROM json_each(?))",
                 (owner, json.dumps(list(chunk_ids))),
             ).fetchall()
-            db.executemany(
-                "INSERT INTO temp.highlight_text (key, text) VALUES (?, ?)",
-                [(key, text) for key, _, text in chunks],
-            )
-            db.execute(
-                "INSERT INTO temp.highlight_fts (rowid, text) SELECT key, text FROM highlight_text"
-            )
+            fill_scratch(db, [(key, "", text) for key, _, text in chunks])
             marked = dict(
                 db.execute(
-                    "SELECT rowid, highlight(highlight_fts, 0, ?, ?) FROM temp.highlight_fts"
-                    " WHERE highlight_fts MATCH ?",
+                    "SELECT rowid, highlight(scratch_fts, 1, ?, ?) FROM scratch_fts"
+                    " WHERE scratch_fts MATCH ?",
                     (_HIGHLIGHT_OPEN, _HIGHLIGHT_CLOSE, expression),
                 ).fetchall()
             )
-            _clear_highlight_scratch(db)
+            clear_scratch(db)
         return {
             chunk_id: _marked_spans(text, marked[key])
             for key, chunk_id, text in chunks
@@ -390,18 +369,21 @@ class SQLiteStore:
     def _owner_vectors(
         self, db: sqlite3.Connection, owner: str, model: str
     ) -> _OwnerVectors | None:
-        row = db.execute(
-            "SELECT generation FROM owner_generations WHERE owner = ?", (owner,)
-        ).fetchone()
-        generation = row[0] if row else 0
-        cached = self._vectors.get((owner, model))
-        if cached is None or cached.generation != generation:
-            cached = _load_vectors(db, owner, model, generation)
-            self._vectors[(owner, model)] = cached
-            while len(self._vectors) > self._cached_matrices:
-                self._vectors.popitem(last=False)
-        self._vectors.move_to_end((owner, model))
-        return cached if cached.matrix.shape[0] else None
+        generation, _ = _generations(db, owner)
+        vectors = self._vectors.get(
+            (owner, model), generation, lambda: _load_vectors(db, owner, model, generation)
+        )
+        return vectors if vectors.matrix.shape[0] else None
+
+    def _owner_bm25(self, db: sqlite3.Connection, owner: str) -> BM25Index | None:
+        """The owner's in-memory BM25 index; None if the owner is too large for one."""
+        _, generation = _generations(db, owner)
+        (chunks,) = db.execute("SELECT COUNT(*) FROM chunks WHERE owner = ?", (owner,)).fetchone()
+        if chunks > self.memory_bm25_max_chunks:
+            return None
+        return self._bm25.get(
+            owner, generation, lambda: load_bm25_index(db, owner, generation, BM25_WEIGHTS)
+        )
 
     def _with_ivf(
         self, owner: str, model: str, vectors: _OwnerVectors
@@ -412,15 +394,45 @@ class SQLiteStore:
         index = vector_index.IVFIndex.build(vectors.matrix)  # slow: outside the lock
         indexed = _OwnerVectors(
             vectors.generation,
-            vectors.chunk_keys[index.order],
+            vectors.ids[index.order],
             vectors.doc_keys[index.order],
             vectors.matrix[index.order],
             index,
         )
-        with self._lock:
-            if self._vectors.get((owner, model)) is vectors:
-                self._vectors[(owner, model)] = indexed
+        self._vectors.put((owner, model), indexed, replacing=vectors)
         return indexed, index
+
+
+def _search_fts5(
+    db: sqlite3.Connection, owner: str, query: str, k: int, where: DocumentFilter | None
+) -> list[Hit]:
+    """BM25 by FTS5's bm25(), for owners too large for an in-memory index."""
+    expression = match_expression(query)
+    if expression is None:
+        return []
+    rows = []
+    if where is None:
+        # Rank the whole index, then keep the owner's rows among the best: this
+        # skips a join per matching row, which costs as much as BM25 itself, and
+        # is exact whenever the owner holds k of them (one owner holds most rows).
+        rows = db.execute(
+            "SELECT c.id, d.id, f.score FROM (SELECT rowid, bm25(chunks_fts, ?, ?) AS score"
+            " FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?) AS f"
+            " CROSS JOIN chunks c ON c.key = f.rowid JOIN documents d ON d.key = c.doc_key"
+            " WHERE c.owner = ? ORDER BY f.score LIMIT ?",
+            (*BM25_WEIGHTS, expression, _OVERFETCH * k, owner, k),
+        ).fetchall()
+    if len(rows) < k:
+        condition, params = _filter_sql(where)
+        rows = db.execute(
+            "SELECT c.id, d.id, bm25(chunks_fts, ?, ?) AS score"
+            " FROM chunks_fts CROSS JOIN chunks c ON c.key = chunks_fts.rowid"
+            " JOIN documents d ON d.key = c.doc_key"
+            f" WHERE chunks_fts MATCH ? AND c.owner = ?{condition}"
+            " ORDER BY score LIMIT ?",
+            (*BM25_WEIGHTS, expression, owner, *params, k),
+        ).fetchall()
+    return [Hit(chunk_id, doc_id, -score) for chunk_id, doc_id, score in rows]
 
 
 def _nearest(
@@ -575,12 +587,22 @@ def _drop_unused_embeddings(db: sqlite3.Connection, owner: str, text_hashes: lis
     )
 
 
-def _bump_generation(db: sqlite3.Connection, owner: str) -> None:
+def _bump_generation(db: sqlite3.Connection, owner: str, *, text: bool = False) -> None:
+    """Mark the owner's data changed: any write (vectors), and ``text`` ones (BM25)."""
     db.execute(
-        "INSERT INTO owner_generations (owner, generation) VALUES (?, 1)"
-        " ON CONFLICT (owner) DO UPDATE SET generation = generation + 1",
-        (owner,),
+        "INSERT INTO owner_generations (owner, generation, text_generation) VALUES (?, 1, ?)"
+        " ON CONFLICT (owner) DO UPDATE SET generation = generation + 1,"
+        " text_generation = text_generation + excluded.text_generation",
+        (owner, int(text)),
     )
+
+
+def _generations(db: sqlite3.Connection, owner: str) -> tuple[int, int]:
+    """The owner's (any write, text write) generations."""
+    row = db.execute(
+        "SELECT generation, text_generation FROM owner_generations WHERE owner = ?", (owner,)
+    ).fetchone()
+    return (row[0], row[1]) if row else (0, 0)
 
 
 def _load_vectors(db: sqlite3.Connection, owner: str, model: str, generation: int) -> _OwnerVectors:
@@ -591,18 +613,22 @@ def _load_vectors(db: sqlite3.Connection, owner: str, model: str, generation: in
     """
     stored, row_of = _stored_vectors(db, owner, model)
     chunks = db.execute(
-        "SELECT key, doc_key, text_hash FROM chunks WHERE owner = ? ORDER BY key", (owner,)
+        "SELECT c.id, d.id, c.doc_key, c.text_hash FROM chunks c"
+        " JOIN documents d ON d.key = c.doc_key WHERE c.owner = ? ORDER BY c.key",
+        (owner,),
     ).fetchall()
-    keys, doc_keys, rows = [], [], []
-    for key, doc_key, text_hash in chunks:
+    ids: npt.NDArray[np.object_] = np.empty(len(chunks), dtype=object)
+    doc_keys: list[int] = []
+    rows: list[int] = []
+    for chunk_id, doc_id, doc_key, text_hash in chunks:
         if (row := row_of.get(text_hash)) is not None:
-            keys.append(key)
+            ids[len(rows)] = (chunk_id, doc_id)
             doc_keys.append(doc_key)
             rows.append(row)
     in_order = rows == list(range(len(stored)))  # one chunk per vector, as stored
     return _OwnerVectors(
         generation,
-        np.array(keys, dtype=np.int64),
+        ids[: len(rows)],
         np.array(doc_keys, dtype=np.int64),
         stored if in_order else stored[np.array(rows, dtype=np.int64)],
     )
@@ -672,11 +698,6 @@ def _filtered_document_keys(
         f"SELECT d.key FROM documents d WHERE d.owner = ?{condition}", (owner, *params)
     ).fetchall()
     return np.array([key for (key,) in keys], dtype=np.int64)
-
-
-def _clear_highlight_scratch(db: sqlite3.Connection) -> None:
-    db.execute("INSERT INTO temp.highlight_fts (highlight_fts) VALUES ('delete-all')")
-    db.execute("DELETE FROM temp.highlight_text")
 
 
 def _marked_spans(text: str, marked: str) -> list[tuple[int, int]]:

@@ -1,0 +1,70 @@
+"""A small LRU of in-memory indexes (vector matrices, BM25 postings), each valid for one generation.
+
+Threads read through snapshots of their own, so a thread may ask for an older
+or newer generation than the one cached; each gets the index of its own
+generation, and the cache keeps the newest. One key is built by one thread at
+a time: the others wait for it instead of building it again.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Generic, Protocol, TypeVar
+
+
+class Generational(Protocol):
+    @property
+    def generation(self) -> int: ...
+
+
+K = TypeVar("K")
+V = TypeVar("V", bound=Generational)
+
+
+class OwnerCache(Generic[K, V]):
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._entries: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+        self._building: dict[K, threading.Lock] = {}
+
+    def get(self, key: K, generation: int, build: Callable[[], V]) -> V:
+        """The cached value for ``key`` at ``generation``, or ``build()``'s (then cached)."""
+        with self._lock:
+            if (value := self._current(key, generation)) is not None:
+                return value
+            building = self._building.setdefault(key, threading.Lock())
+        with building:
+            with self._lock:
+                if (value := self._current(key, generation)) is not None:
+                    return value
+            value = build()
+            self.put(key, value)
+        return value
+
+    def put(self, key: K, value: V, *, replacing: V | None = None) -> None:
+        """Cache ``value`` unless a newer generation is cached (or, with ``replacing``,
+        unless the cached value is no longer ``replacing``)."""
+        with self._lock:
+            cached = self._entries.get(key)
+            if replacing is not None and cached is not replacing:
+                return
+            if cached is None or cached.generation <= value.generation:
+                self._entries[key] = value
+                self._entries.move_to_end(key)
+            while len(self._entries) > self.size:
+                evicted, _ = self._entries.popitem(last=False)
+                self._building.pop(evicted, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def _current(self, key: K, generation: int) -> V | None:
+        value = self._entries.get(key)
+        if value is None or value.generation != generation:
+            return None
+        self._entries.move_to_end(key)
+        return value

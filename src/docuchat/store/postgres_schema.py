@@ -1,0 +1,165 @@
+"""PostgreSQL schema migrations: named functions, applied in order on open, recorded in a table.
+
+Add a migration by appending a function decorated with ``@migration``; never
+edit or reorder one that has shipped. Stores opening the same database at
+once (several workers starting) take turns under an advisory lock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+
+Migration = Callable[[psycopg.Connection[Any]], None]
+
+# The text search configuration every document, query and highlight is stemmed with (m001).
+TEXT_CONFIG = "docuchat_english"
+# Any fixed number: the advisory lock that serialises concurrent migrators of one database.
+_MIGRATION_LOCK = 0x646F63756368
+MIGRATIONS: list[Migration] = []
+
+
+def migration(fn: Migration) -> Migration:
+    MIGRATIONS.append(fn)
+    return fn
+
+
+def apply_migrations(conn: psycopg.Connection[Any]) -> list[str]:
+    """Apply the migrations not yet recorded, each in its own transaction; return their names.
+
+    ``conn`` must be in autocommit mode (each migration opens its own transaction).
+    """
+    conn.execute("SELECT pg_advisory_lock(%s)", (_MIGRATION_LOCK,))
+    try:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS migrations"
+            " (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        done = {name for (name,) in conn.execute("SELECT name FROM migrations")}
+        applied = []
+        for fn in MIGRATIONS:
+            if fn.__name__ in done:
+                continue
+            with conn.transaction():
+                fn(conn)
+                conn.execute("INSERT INTO migrations (name) VALUES (%s)", (fn.__name__,))
+            applied.append(fn.__name__)
+        return applied
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK,))
+
+
+@migration
+def m001_vector_extension_and_text_search(conn: psycopg.Connection[Any]) -> None:
+    conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    # Snowball stemming without a stopword list: every word is indexed and counts
+    # towards a chunk's length, as in SQLite; queries drop stopwords themselves.
+    conn.execute(
+        "CREATE TEXT SEARCH DICTIONARY docuchat_stem (TEMPLATE = snowball, Language = english)"
+    )
+    conn.execute(f"CREATE TEXT SEARCH CONFIGURATION {TEXT_CONFIG} (PARSER = default)")
+    # The token types that text made of letters, digits and spaces parses into
+    # (postgres_words hands PostgreSQL nothing else).
+    conn.execute(
+        f"ALTER TEXT SEARCH CONFIGURATION {TEXT_CONFIG}"
+        " ADD MAPPING FOR asciiword, word, numword, uint, sfloat WITH docuchat_stem"
+    )
+
+
+@migration
+def m002_documents_and_chunks(conn: psycopg.Connection[Any]) -> None:
+    # Identity keys are never reused: a key read by a search names the row it was read from.
+    conn.execute(
+        """
+        CREATE TABLE documents (
+            key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            id text NOT NULL UNIQUE,
+            owner text NOT NULL,
+            title text NOT NULL,
+            source text,
+            media_type text NOT NULL,
+            content_hash text NOT NULL,
+            page_count integer NOT NULL,
+            chunk_count integer NOT NULL,
+            char_count integer NOT NULL,
+            text text NOT NULL,
+            metadata jsonb NOT NULL,
+            added_at timestamptz NOT NULL,
+            UNIQUE (owner, content_hash)
+        )
+        """
+    )
+    conn.execute(
+        "CREATE UNIQUE INDEX documents_owner_source ON documents (owner, source)"
+        " WHERE source IS NOT NULL"
+    )
+    conn.execute(
+        """
+        CREATE TABLE chunks (
+            key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            id text NOT NULL,
+            owner text NOT NULL,
+            doc_key bigint NOT NULL REFERENCES documents (key) ON DELETE CASCADE,
+            position integer NOT NULL,
+            page integer NOT NULL,
+            page_end integer NOT NULL,
+            start integer NOT NULL,
+            "end" integer NOT NULL,
+            text text NOT NULL,
+            text_hash text NOT NULL,
+            length integer NOT NULL,
+            UNIQUE (owner, id)
+        )
+        """
+    )
+    conn.execute("CREATE INDEX chunks_doc ON chunks (doc_key)")
+    conn.execute("CREATE INDEX chunks_owner_text ON chunks (owner, text_hash)")
+
+
+@migration
+def m003_bm25_postings(conn: psycopg.Connection[Any]) -> None:
+    # An inverted index as a table: one row per (owner, stemmed word, chunk) with the
+    # word's count and the chunk's length, so that BM25 reads only the query words'
+    # posting lists, from the covering primary key. A word's document frequency is
+    # the length of its list; the owner's chunk count and total length live in
+    # owner_stats, written in the same transaction as the chunks.
+    conn.execute(
+        """
+        CREATE TABLE postings (
+            owner text NOT NULL,
+            term text NOT NULL,
+            chunk_key bigint NOT NULL REFERENCES chunks (key) ON DELETE CASCADE,
+            tf integer NOT NULL,
+            length integer NOT NULL,
+            PRIMARY KEY (owner, term, chunk_key) INCLUDE (tf, length)
+        )
+        """
+    )
+    conn.execute("CREATE INDEX postings_chunk ON postings (chunk_key)")
+    conn.execute(
+        "CREATE TABLE owner_stats (owner text PRIMARY KEY,"
+        " chunks bigint NOT NULL DEFAULT 0, length bigint NOT NULL DEFAULT 0)"
+    )
+
+
+@migration
+def m004_embeddings(conn: psycopg.Connection[Any]) -> None:
+    # One vector column for every model; each model's dimension is fixed here, and an
+    # HNSW index, where one is made, is a partial index on vector::vector(dim).
+    conn.execute(
+        "CREATE TABLE embedding_models (model text PRIMARY KEY, dim integer NOT NULL,"
+        " hnsw boolean NOT NULL DEFAULT false)"
+    )
+    conn.execute(
+        """
+        CREATE TABLE embeddings (
+            owner text NOT NULL,
+            model text NOT NULL REFERENCES embedding_models (model),
+            text_hash text NOT NULL,
+            vector vector NOT NULL,
+            PRIMARY KEY (owner, model, text_hash)
+        )
+        """
+    )
