@@ -39,11 +39,11 @@ StoreDep = Annotated[Store, Depends(get_store)]
 AccountsDep = Annotated[Accounts, Depends(get_accounts)]
 
 
-def get_current_user(
+async def get_current_user(
     accounts: AccountsDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> User:
-    """The key's owner (a plain function: FastAPI runs it on a worker thread)."""
+    """The key's owner, looked up on the loop (a read: WAL readers never wait)."""
     if credentials is None:
         raise AuthError("missing API key: send 'Authorization: Bearer <key>'")
     return accounts.authenticate(credentials.credentials)

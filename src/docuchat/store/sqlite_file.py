@@ -12,6 +12,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from docuchat.errors import StoreError
@@ -19,6 +20,26 @@ from docuchat.store.migrations import apply_migrations
 
 BASE_PRAGMAS = ("journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON")
 BUSY_TIMEOUT_S = 10.0
+
+_NEVER_WAIT: ContextVar[bool] = ContextVar("docuchat_sqlite_never_wait", default=False)
+
+
+class WouldWait(Exception):
+    """A write under :func:`never_wait` found another writer in the way; nothing was written."""
+
+
+@contextmanager
+def never_wait() -> Iterator[None]:
+    """Writes in this block raise :class:`WouldWait` rather than wait for another writer.
+
+    For an event loop: a short write runs in place when the database is free,
+    and moves to a worker thread only when, say, an upload holds the write lock.
+    """
+    token = _NEVER_WAIT.set(True)
+    try:
+        yield
+    finally:
+        _NEVER_WAIT.reset(token)
 
 
 class SQLiteFile:
@@ -71,14 +92,41 @@ class SQLiteFile:
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """A write transaction: all of it or, on any error, none of it."""
-        with self.lock, sqlite_errors():
-            self.db.execute("BEGIN IMMEDIATE")
+        with self._write_lock(), sqlite_errors():
+            self._begin_immediate()
             try:
                 yield self.db
             except BaseException:
                 self.db.execute("ROLLBACK")
                 raise
             self.db.execute("COMMIT")
+
+    @contextmanager
+    def _write_lock(self) -> Iterator[None]:
+        if not _NEVER_WAIT.get():
+            with self.lock:
+                yield
+            return
+        if not self.lock.acquire(blocking=False):
+            raise WouldWait(f"another thread is writing to {self.path}")
+        try:
+            yield
+        finally:
+            self.lock.release()
+
+    def _begin_immediate(self) -> None:
+        if not _NEVER_WAIT.get():
+            self.db.execute("BEGIN IMMEDIATE")
+            return
+        self.db.execute("PRAGMA busy_timeout = 0")
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode == sqlite3.SQLITE_BUSY:
+                raise WouldWait(f"another connection is writing to {self.path}") from exc
+            raise
+        finally:
+            self.db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
 
     def _reader(self) -> sqlite3.Connection:
         db: sqlite3.Connection | None = getattr(self._local, "db", None)

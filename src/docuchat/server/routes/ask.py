@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import suppress
+from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 
 from docuchat.errors import NotFound
 from docuchat.research import Answer, AnswerReady
 from docuchat.research.conversation import history_messages, title_of, turn_of
+from docuchat.server.db_calls import db_call
 from docuchat.server.deps import CurrentUser, ServicesDep
 from docuchat.server.runs import ActiveRun, RunCrashed, RunItem, cancelled_on_disconnect
 from docuchat.server.schemas import AskRequest, AskResult, error_responses
@@ -44,11 +45,11 @@ STREAMED = stream_response(
 
 @router.post("/ask", response_model=AskResult, responses={200: STREAMED, **error_responses(400)})
 async def ask(body: AskRequest, request: Request, user: CurrentUser, services: ServicesDep) -> Any:
-    conversation = await run_in_threadpool(_conversation, services.accounts, user.id, body)
+    conversation = await db_call(partial(_conversation, services.accounts, user.id, body))
     history = history_messages(conversation.turns, services.settings.history_turns)
 
     async def save_turn(answer: Answer) -> None:
-        await run_in_threadpool(_save_turn, services.accounts, user.id, conversation.id, answer)
+        await db_call(partial(_save_turn, services.accounts, user.id, conversation.id, answer))
 
     run = services.runs.start(
         services.agent(user.id, body.mode),
