@@ -4,8 +4,15 @@ A mock OpenAI-compatible server (its own process, ``LATENCY`` seconds per
 call) stands in for the LLM. It drives the research agent through real tool
 calls: search for the question, open the top passage, answer quoting it with
 the conversation's marker, so every conversation makes exactly three model
-calls and two tool calls. Each of N clients asks ``--rounds`` questions in a
-row (a new conversation each time) over ``POST /api/ask`` with streaming.
+calls and two tool calls. Each of N clients asks question after question (a
+new conversation each time) over ``POST /api/ask`` with streaming, for
+``--duration`` seconds.
+
+Clients start spread over one ideal conversation (``--ramp``, default
+3 x LATENCY), as users arrive; ``--ramp 0`` starts them all in the same
+millisecond, a thundering herd that then moves in lockstep. Figures cover the
+steady state: conversations that start after the ramp, and for throughput
+those that end before the clients stop.
 
 Measured: conversations per second against the ideal (N per 3 x LATENCY),
 time to the first streamed event and to the final event (p50, p99), the
@@ -13,7 +20,7 @@ server's peak memory and CPU time, errors, and lost or crossed answers (each
 answer must carry its own conversation's marker and its user's secret).
 
     python bench/load_server.py                  # N = 50, 200, 500
-    python bench/load_server.py --n 200 --profile server.prof
+    python bench/load_server.py --n 200 --ramp 0 --profile server.prof
 """
 
 from __future__ import annotations
@@ -177,6 +184,7 @@ def cpu_seconds(pid: int) -> float:
 
 @dataclass
 class Conversation:
+    started: float
     first_event: float | None = None
     answer: float | None = None
     error: str | None = None
@@ -186,8 +194,8 @@ class Conversation:
 @dataclass
 class Result:
     n: int
-    rounds: int
-    wall: float
+    window: tuple[float, float]
+    """Steady state: from the last client's start to the moment clients stop starting."""
     conversations: list[Conversation] = field(default_factory=list)
     peak_rss_mb: float = 0.0
     server_cpu: float = 0.0
@@ -196,14 +204,17 @@ class Result:
     load_average: float = 0.0
 
     def row(self, latency: float) -> dict[str, Any]:
-        done = [c for c in self.conversations if c.answer is not None and not c.error]
+        start, stop = self.window
+        steady = [c for c in self.conversations if c.started >= start]
+        done = [c for c in steady if c.answer is not None and not c.error]
         ideal_answer = MODEL_CALLS * latency
-        first = sorted(c.first_event for c in self.conversations if c.first_event is not None)
+        first = sorted(c.first_event for c in steady if c.first_event is not None)
         answers = sorted(c.answer for c in done if c.answer is not None)
-        throughput = len(done) / self.wall
+        wall = stop - start
+        throughput = self._ended() / wall
         return {
             "N": self.n,
-            "conversations": len(self.conversations),
+            "conversations": len(steady),
             "throughput /s": round(throughput, 1),
             "of ideal": f"{throughput / (self.n / ideal_answer):.0%}",
             "first event p50 ms": round(_pct(first, 50) * 1000),
@@ -212,7 +223,7 @@ class Result:
             "answer p99 ms": round(_pct(answers, 99) * 1000),
             "p99 / ideal": round(_pct(answers, 99) / ideal_answer, 2),
             "peak RSS MB": round(self.peak_rss_mb),
-            "server busy": f"{self.server_cpu / self.wall:.0%}",
+            "server busy": f"{self.server_cpu / wall:.0%}",
             "load avg": round(self.load_average, 1),
             "CPU ms/conv server": self._per_conversation(self.server_cpu),
             "mock LLM": self._per_conversation(self.mock_cpu),
@@ -221,8 +232,18 @@ class Result:
             "lost or crossed": sum(1 for c in self.conversations if c.answer is None or c.crossed),
         }
 
+    def _ended(self) -> int:
+        """Conversations answered within the window, whenever they started."""
+        start, stop = self.window
+        return sum(
+            1
+            for c in self.conversations
+            if c.answer is not None and not c.error and start <= c.started + c.answer <= stop
+        )
+
     def _per_conversation(self, seconds: float) -> float:
-        return round(seconds / max(1, len(self.conversations)) * 1000, 1)
+        """CPU seconds measured over the window, per conversation answered in it."""
+        return round(seconds / max(1, self._ended()) * 1000, 1)
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -270,8 +291,8 @@ class SSEClient:
 
 async def converse(client: SSEClient, user: int, marker: str) -> Conversation:
     question = f"What is the secret code of user {user}? (conversation {marker})"
-    result = Conversation()
     started = time.perf_counter()
+    result = Conversation(started)
     try:
         async for data in client.events("/api/ask", {"question": question}):
             if result.first_event is None:
@@ -291,34 +312,43 @@ async def converse(client: SSEClient, user: int, marker: str) -> Conversation:
 
 
 async def run_load(
-    base: str, keys: list[str], n: int, rounds: int, server_pid: int, mock_pid: int
+    base: str, keys: list[str], n: int, ramp: float, duration: float, pids: tuple[int, int]
 ) -> Result:
     url = httpx.URL(base)
     host, port = url.host, url.port or 80
+    began = time.perf_counter()
+    stop = began + ramp + duration
 
     async def client_loop(c: int) -> list[Conversation]:
+        await asyncio.sleep(ramp * c / n)
         user = c % len(keys)
         client = SSEClient(host, port, keys[user])
+        conversations = []
         try:
-            return [await converse(client, user, f"c{c}-r{r}") for r in range(rounds)]
+            while time.perf_counter() < stop:
+                marker = f"c{c}-r{len(conversations)}"
+                conversations.append(await converse(client, user, marker))
+            return conversations
         finally:
             if client.writer is not None:
                 client.writer.close()
 
-    peak = 0.0
-    cpu_before = cpu_seconds(server_pid), cpu_seconds(mock_pid), time.process_time()
-    started = time.perf_counter()
+    server_pid, mock_pid = pids
     tasks = asyncio.gather(*(client_loop(c) for c in range(n)))
-    while not tasks.done():
+    await asyncio.sleep(ramp)
+    cpu_before = cpu_seconds(server_pid), cpu_seconds(mock_pid), time.process_time()
+    peak = 0.0
+    while time.perf_counter() < stop:
         peak = max(peak, rss_mb(server_pid))
-        await asyncio.wait([tasks], timeout=0.2)
-    wall = time.perf_counter() - started
-    result = Result(n, rounds, wall, [c for per_client in tasks.result() for c in per_client])
-    result.peak_rss_mb = max(peak, rss_mb(server_pid))
+        await asyncio.sleep(0.2)
+    result = Result(n, (began + ramp, stop))
     result.server_cpu = cpu_seconds(server_pid) - cpu_before[0]
     result.mock_cpu = cpu_seconds(mock_pid) - cpu_before[1]
     result.client_cpu = time.process_time() - cpu_before[2]
     result.load_average = os.getloadavg()[0]
+    await tasks
+    result.conversations = [c for per_client in tasks.result() for c in per_client]
+    result.peak_rss_mb = max(peak, rss_mb(server_pid))
     return result
 
 
@@ -362,11 +392,15 @@ def markdown_table(rows: list[dict[str, Any]]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, nargs="+", default=[50, 200, 500])
-    parser.add_argument("--rounds", type=int, default=3, help="questions per client, in a row")
     parser.add_argument("--latency", type=float, default=LATENCY)
+    parser.add_argument("--duration", type=float, default=6.0, help="seconds of steady state")
+    parser.add_argument(
+        "--ramp", type=float, help="seconds over which clients start (default 3 x latency)"
+    )
     parser.add_argument("--profile", metavar="PATH", help="run the server under cProfile")
     parser.add_argument("--mock", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    ramp = MODEL_CALLS * args.latency if args.ramp is None else args.ramp
     if args.mock:
         uvloop.run(serve_mock(args.latency))
         return
@@ -392,10 +426,11 @@ def main() -> None:
         launcher = [sys.executable, "-c", run]
         with process([*launcher, *serve], env, r"running on (http://\S+)") as (server, base):
             upload_documents(base, keys)
-            uvloop.run(run_load(base, keys, 10, 1, server.pid, mock.pid))  # warm up
+            pids = server.pid, mock.pid
+            uvloop.run(run_load(base, keys, 10, ramp, 1.0, pids))  # warm up
             rows = []
             for n in args.n:
-                result = uvloop.run(run_load(base, keys, n, args.rounds, server.pid, mock.pid))
+                result = uvloop.run(run_load(base, keys, n, ramp, args.duration, pids))
                 errors = [c.error for c in result.conversations if c.error]
                 if errors:
                     print(f"{len(errors)} errors, e.g. {errors[0]}", flush=True)
