@@ -61,7 +61,9 @@ _DOCUMENT_COLUMNS = (
     "d.id, d.title, d.source, d.media_type, d.content_hash, d.page_count, d.chunk_count,"
     " d.char_count, d.metadata, d.added_at"
 )
-_CHUNK_COLUMNS = 'c.id, d.id, d.title, c.position, c.page, c.page_end, c.start, c."end", c.text'
+_CHUNK_COLUMNS = (
+    'c.id, d.id, d.title, c.position, c.page, c.page_end, c.start, c."end", c.text, c.page_breaks'
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,7 +204,7 @@ class SQLiteStore:
                 " WHERE c.owner = ? AND c.id IN (SELECT value FROM json_each(?))",
                 (owner, json.dumps(list(chunk_ids))),
             ).fetchall()
-        found = {row[0]: ChunkRecord(*row) for row in rows}
+        found = {row[0]: _chunk_record(row) for row in rows}
         for chunk_id in chunk_ids:
             if chunk_id not in found:
                 raise NotFound(f"no chunk {chunk_id!r}")
@@ -466,6 +468,12 @@ def _document_record(row: Sequence[Any]) -> DocumentRecord:
     )
 
 
+def _chunk_record(row: Sequence[Any]) -> ChunkRecord:
+    chunk_id, doc_id, title, index, page, page_end, start, end, text, page_breaks = row
+    breaks = tuple((offset, break_page) for offset, break_page in json.loads(page_breaks))
+    return ChunkRecord(chunk_id, doc_id, title, index, page, page_end, start, end, text, breaks)
+
+
 def _document_key(db: sqlite3.Connection, owner: str, doc_id: str) -> int:
     row = db.execute(
         "SELECT key FROM documents WHERE owner = ? AND id = ?", (owner, doc_id)
@@ -539,11 +547,12 @@ def _insert_chunks(
                 chunk.end,
                 chunk.text,
                 text_hash(chunk.text),
+                json.dumps(chunk.page_breaks),
             )
 
     db.executemany(
         'INSERT INTO chunks (id, owner, doc_key, position, page, page_end, start, "end",'
-        " text, text_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " text, text_hash, page_breaks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         rows(),
     )
     db.execute(
