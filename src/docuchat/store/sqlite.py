@@ -80,6 +80,13 @@ class _OwnerVectors:
     ivf: vector_index.IVFIndex | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class _TooLarge:
+    """An owner with too many chunks for an in-memory BM25 index, at one text generation."""
+
+    generation: int
+
+
 class SQLiteStore:
     """The default store. Safe to share between threads: writes take turns, reads do not
     wait for them.
@@ -104,7 +111,7 @@ class SQLiteStore:
         self.approximate_min_vectors = approximate_min_vectors
         self.memory_bm25_max_chunks = memory_bm25_max_chunks
         self._vectors: OwnerCache[tuple[str, str], _OwnerVectors] = OwnerCache(cached_matrices)
-        self._bm25: OwnerCache[str, BM25Index] = OwnerCache(cached_matrices)
+        self._bm25: OwnerCache[str, BM25Index | _TooLarge] = OwnerCache(cached_matrices)
         self._file = SQLiteFile(
             self.path,
             pragmas=("cache_size = -65536", "mmap_size = 268435456", "temp_store = MEMORY"),
@@ -380,12 +387,17 @@ class SQLiteStore:
     def _owner_bm25(self, db: sqlite3.Connection, owner: str) -> BM25Index | None:
         """The owner's in-memory BM25 index; None if the owner is too large for one."""
         _, generation = _generations(db, owner)
-        (chunks,) = db.execute("SELECT COUNT(*) FROM chunks WHERE owner = ?", (owner,)).fetchone()
-        if chunks > self.memory_bm25_max_chunks:
-            return None
-        return self._bm25.get(
-            owner, generation, lambda: load_bm25_index(db, owner, generation, BM25_WEIGHTS)
-        )
+
+        def build() -> BM25Index | _TooLarge:
+            (chunks,) = db.execute(
+                "SELECT COUNT(*) FROM chunks WHERE owner = ?", (owner,)
+            ).fetchone()
+            if chunks > self.memory_bm25_max_chunks:
+                return _TooLarge(generation)
+            return load_bm25_index(db, owner, generation, BM25_WEIGHTS)
+
+        index = self._bm25.get(owner, generation, build)
+        return index if isinstance(index, BM25Index) else None
 
     def _with_ivf(
         self, owner: str, model: str, vectors: _OwnerVectors
