@@ -10,6 +10,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import TypeVar
 
 import numpy as np
@@ -190,3 +191,13 @@ def test_a_model_has_one_dimension_for_every_owner(store: PostgresStore) -> None
     with pytest.raises(StoreError, match="have 4 dimensions, not 8"):
         store.put_embeddings("bob", "m", [bob.text_hash], np.ones((1, 8), np.float32))
     assert store.count_texts_to_embed("bob", "m") == 1
+
+
+def test_chunks_keep_where_their_later_pages_begin(store: PostgresStore) -> None:
+    doc = make_doc("First page words.\n\nSecond page words.")
+    chunk = replace(doc.chunks[0], page_end=2, page_breaks=((19, 2),))
+    store.add_document("ann", doc.parsed, [chunk], content_hash=doc.hash)
+
+    stored = store.get_chunk("ann", chunk.id)
+    assert (stored.page, stored.page_end, stored.page_breaks) == (1, 2, ((19, 2),))
+    assert (stored.page_at(5), stored.page_at(25)) == (1, 2)

@@ -52,7 +52,9 @@ _DOCUMENT_COLUMNS = (
     "d.id, d.title, d.source, d.media_type, d.content_hash, d.page_count, d.chunk_count,"
     " d.char_count, d.metadata, d.added_at"
 )
-_CHUNK_COLUMNS = 'c.id, d.id, d.title, c.position, c.page, c.page_end, c.start, c."end", c.text'
+_CHUNK_COLUMNS = (
+    'c.id, d.id, d.title, c.position, c.page, c.page_end, c.start, c."end", c.text, c.page_breaks'
+)
 
 
 class PostgresStore:
@@ -171,7 +173,7 @@ class PostgresStore:
                 " WHERE c.owner = %s AND c.id = ANY(%s::text[])",
                 (owner, list(chunk_ids)),
             ).fetchall()
-        found = {row[0]: ChunkRecord(*row) for row in rows}
+        found = {row[0]: _chunk_record(row) for row in rows}
         for chunk_id in chunk_ids:
             if chunk_id not in found:
                 raise NotFound(f"no chunk {chunk_id!r}")
@@ -391,6 +393,12 @@ def _document_record(row: Sequence[Any]) -> DocumentRecord:
     )
 
 
+def _chunk_record(row: Sequence[Any]) -> ChunkRecord:
+    chunk_id, doc_id, title, index, page, page_end, start, end, text, page_breaks = row
+    breaks = tuple((offset, break_page) for offset, break_page in page_breaks)
+    return ChunkRecord(chunk_id, doc_id, title, index, page, page_end, start, end, text, breaks)
+
+
 def _document_key(conn: Connection, owner: str, doc_id: str) -> int:
     row = conn.execute(
         "SELECT key FROM documents WHERE owner = %s AND id = %s", (owner, doc_id)
@@ -453,6 +461,7 @@ _CHUNK_ARRAYS = (
     "ends",
     "texts",
     "hashes",
+    "page_breaks",
     "words",
 )
 
@@ -474,8 +483,9 @@ _INSERT_CHUNKS = f"""
 WITH input AS (
     SELECT * FROM unnest(%(ids)s::text[], %(positions)s::integer[], %(pages)s::integer[],
         %(page_ends)s::integer[], %(starts)s::integer[], %(ends)s::integer[], %(texts)s::text[],
-        %(hashes)s::text[], %(words)s::text[])
-        WITH ORDINALITY AS i (id, position, page, page_end, start, "end", text, text_hash, words, n)
+        %(hashes)s::text[], %(page_breaks)s::jsonb[], %(words)s::text[])
+        WITH ORDINALITY
+        AS i (id, position, page, page_end, start, "end", text, text_hash, page_breaks, words, n)
 ), terms AS (
     SELECT i.id, t.lexeme AS term, cardinality(t.positions) AS tf
     FROM input i CROSS JOIN LATERAL unnest(to_tsvector('{TEXT_CONFIG}', i.words)) AS t
@@ -483,9 +493,9 @@ WITH input AS (
     SELECT id, sum(tf) AS length FROM terms GROUP BY id
 ), inserted AS (
     INSERT INTO chunks (id, owner, doc_key, position, page, page_end, start, "end", text,
-        text_hash, length)
+        text_hash, page_breaks, length)
     SELECT i.id, %(owner)s, %(doc_key)s, i.position, i.page, i.page_end, i.start, i."end", i.text,
-        i.text_hash, coalesce(l.length, 0)
+        i.text_hash, i.page_breaks, coalesce(l.length, 0)
     FROM input i LEFT JOIN lengths l ON l.id = i.id ORDER BY i.n
     RETURNING key, id, length
 ), counted AS (
@@ -519,6 +529,7 @@ def _insert_chunks(
                 chunk.end,
                 chunk.text,
                 text_hash(chunk.text),
+                json.dumps(chunk.page_breaks),
                 indexed_words(document.title, chunk.text),
             )
         )

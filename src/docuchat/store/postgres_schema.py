@@ -163,3 +163,9 @@ def m004_embeddings(conn: psycopg.Connection[Any]) -> None:
         )
         """
     )
+
+
+@migration
+def m005_chunk_page_breaks(conn: psycopg.Connection[Any]) -> None:
+    # Where later pages begin inside a chunk: [[offset in the document text, page], ...].
+    conn.execute("ALTER TABLE chunks ADD COLUMN page_breaks jsonb NOT NULL DEFAULT '[]'")
