@@ -538,9 +538,11 @@ def _insert_chunks(
 
 
 def _delete_chunks(conn: Connection, owner: str, doc_key: int) -> list[str]:
-    """Delete a document's chunks (their postings go with them); return their text hashes."""
+    """Delete a document's chunks and their postings; return their text hashes."""
     row = conn.execute(
-        "WITH gone AS (DELETE FROM chunks WHERE doc_key = %(doc_key)s RETURNING text_hash, length),"
+        "WITH gone AS (DELETE FROM chunks WHERE doc_key = %(doc_key)s"
+        " RETURNING key, text_hash, length),"
+        " unposted AS (DELETE FROM postings WHERE chunk_key IN (SELECT key FROM gone)),"
         f" totals AS ({_add_to_stats('gone', sign='-')})"
         " SELECT coalesce(array_agg(DISTINCT text_hash), '{}') FROM gone",
         {"owner": owner, "doc_key": doc_key},
