@@ -16,6 +16,7 @@ linear in the length of the text.
 
 from __future__ import annotations
 
+import itertools
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
@@ -41,6 +42,12 @@ def chunk_document(
     if size < 1 or not 0 <= overlap < size:
         raise ValueError(f"need size >= 1 and 0 <= overlap < size, got {size=} {overlap=}")
     block_starts = [block.start for block in doc.blocks]
+    # The first block of each page after the first: where the page begins.
+    breaks = [
+        (block.start, block.page)
+        for before, block in itertools.pairwise(doc.blocks)
+        if block.page != before.page
+    ]
 
     def page_at(offset: int) -> int:
         if not doc.blocks:
@@ -56,6 +63,7 @@ def chunk_document(
             end=end,
             page=page_at(start),
             page_end=page_at(end - 1),
+            page_breaks=tuple(b for b in breaks if start < b[0] < end),
         )
         for index, (start, end) in enumerate(_spans(doc.text, size, overlap))
     ]

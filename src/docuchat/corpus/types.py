@@ -42,3 +42,20 @@ class Chunk:
     end: int
     page: int  # page of the chunk's first character
     page_end: int
+    # Where later pages begin inside the chunk: (offset in the document text, page).
+    page_breaks: tuple[tuple[int, int], ...] = ()
+
+    def page_at(self, offset: int) -> int:
+        """The page of the character at ``offset`` (in the document text) of this chunk."""
+        return page_at(self.page, self.page_breaks, offset)
+
+
+def page_at(first_page: int, page_breaks: tuple[tuple[int, int], ...], offset: int) -> int:
+    """The page at ``offset`` in a span that starts on ``first_page`` and breaks at
+    ``page_breaks`` (ascending offsets)."""
+    page = first_page
+    for start, next_page in page_breaks:
+        if start > offset:
+            break
+        page = next_page
+    return page

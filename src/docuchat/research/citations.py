@@ -153,7 +153,7 @@ def _check(n: int, claim: str, chunk: ChunkRecord) -> Citation:
         doc_id=chunk.doc_id,
         title=chunk.title,
         chunk_id=chunk.id,
-        page=chunk.page,
+        page=chunk.page_at(chunk.start + start),  # where the quote starts
         start=chunk.start + start,
         end=chunk.start + end,
         quote=chunk.text[start:end],

@@ -14,7 +14,7 @@ from typing import Any, Literal, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from docuchat.corpus.types import Chunk, ParsedDocument
+from docuchat.corpus.types import Chunk, ParsedDocument, page_at
 
 AddStatus = Literal["added", "unchanged", "replaced"]
 Vector = npt.NDArray[np.floating[Any]]  # any float dtype in; stored and searched as float32
@@ -46,6 +46,12 @@ class ChunkRecord:
     start: int  # character offsets into the document's text
     end: int
     text: str
+    # Where later pages begin inside the chunk: (offset in the document text, page).
+    page_breaks: tuple[tuple[int, int], ...] = ()
+
+    def page_at(self, offset: int) -> int:
+        """The page of the character at ``offset`` (in the document text) of this chunk."""
+        return page_at(self.page, self.page_breaks, offset)
 
 
 @dataclass(frozen=True, slots=True)

@@ -218,3 +218,10 @@ def m008_text_generations(db: sqlite3.Connection) -> None:
     db.execute(
         "ALTER TABLE owner_generations ADD COLUMN text_generation INTEGER NOT NULL DEFAULT 0"
     )
+
+
+@migration
+def m009_chunk_page_breaks(db: sqlite3.Connection) -> None:
+    # JSON [[offset, page], ...]: where later pages begin inside a chunk. Chunks
+    # stored before this have none and report their first page throughout.
+    db.execute("ALTER TABLE chunks ADD COLUMN page_breaks TEXT NOT NULL DEFAULT '[]'")

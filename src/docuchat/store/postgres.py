@@ -52,7 +52,9 @@ _DOCUMENT_COLUMNS = (
     "d.id, d.title, d.source, d.media_type, d.content_hash, d.page_count, d.chunk_count,"
     " d.char_count, d.metadata, d.added_at"
 )
-_CHUNK_COLUMNS = 'c.id, d.id, d.title, c.position, c.page, c.page_end, c.start, c."end", c.text'
+_CHUNK_COLUMNS = (
+    'c.id, d.id, d.title, c.position, c.page, c.page_end, c.start, c."end", c.text, c.page_breaks'
+)
 
 
 class PostgresStore:
@@ -98,24 +100,18 @@ class PostgresStore:
     ) -> AddResult:
         with self._transaction() as conn:
             _lock_owner(conn, owner)  # another writer's same content waits, then is "unchanged"
-            same = conn.execute(
-                f"SELECT {_DOCUMENT_COLUMNS} FROM documents d"
-                " WHERE d.owner = %s AND d.content_hash = %s",
-                (owner, content_hash),
+            found = conn.execute(
+                f"SELECT d.content_hash = %(hash)s, d.key, {_DOCUMENT_COLUMNS} FROM documents d"
+                " WHERE d.owner = %(owner)s"
+                " AND (d.content_hash = %(hash)s OR d.source = %(source)s)"
+                " ORDER BY 1 DESC LIMIT 1",
+                {"owner": owner, "hash": content_hash, "source": source},
             ).fetchone()
-            if same:
-                return AddResult("unchanged", _document_record(same))
-            previous = (
-                conn.execute(
-                    "SELECT key, id FROM documents WHERE owner = %s AND source = %s",
-                    (owner, source),
-                ).fetchone()
-                if source is not None
-                else None
-            )
+            if found and found[0]:
+                return AddResult("unchanged", _document_record(found[2:]))
             status: AddStatus
-            if previous:
-                status, (doc_key, doc_id) = "replaced", previous
+            if found:  # the same source with other content
+                status, doc_key, doc_id = "replaced", found[1], found[2]
                 old_hashes = _delete_chunks(conn, owner, doc_key)
                 _write_document(conn, owner, document, content_hash, source, doc_key=doc_key)
             else:
@@ -124,7 +120,8 @@ class PostgresStore:
                     conn, owner, document, content_hash, source, doc_id=doc_id
                 )
             _insert_chunks(conn, owner, doc_key, document, chunks)
-            _drop_unused_embeddings(conn, owner, old_hashes)
+            if old_hashes:
+                _drop_unused_embeddings(conn, owner, old_hashes)
             return AddResult(status, _document(conn, owner, doc_id))
 
     def list_documents(
@@ -176,7 +173,7 @@ class PostgresStore:
                 " WHERE c.owner = %s AND c.id = ANY(%s::text[])",
                 (owner, list(chunk_ids)),
             ).fetchall()
-        found = {row[0]: ChunkRecord(*row) for row in rows}
+        found = {row[0]: _chunk_record(row) for row in rows}
         for chunk_id in chunk_ids:
             if chunk_id not in found:
                 raise NotFound(f"no chunk {chunk_id!r}")
@@ -396,6 +393,12 @@ def _document_record(row: Sequence[Any]) -> DocumentRecord:
     )
 
 
+def _chunk_record(row: Sequence[Any]) -> ChunkRecord:
+    chunk_id, doc_id, title, index, page, page_end, start, end, text, page_breaks = row
+    breaks = tuple((offset, break_page) for offset, break_page in page_breaks)
+    return ChunkRecord(chunk_id, doc_id, title, index, page, page_end, start, end, text, breaks)
+
+
 def _document_key(conn: Connection, owner: str, doc_id: str) -> int:
     row = conn.execute(
         "SELECT key FROM documents WHERE owner = %s AND id = %s", (owner, doc_id)
@@ -458,16 +461,31 @@ _CHUNK_ARRAYS = (
     "ends",
     "texts",
     "hashes",
+    "page_breaks",
     "words",
 )
-# Chunks and their postings in one statement: the words of each chunk are stemmed
-# once, giving both the postings and the chunk's length (its number of words).
+
+
+def _add_to_stats(rows: str, sign: str = "") -> str:
+    """SQL adding (``sign`` "-": taking away) the chunks in ``rows`` to their owner's totals."""
+    return (
+        "INSERT INTO owner_stats (owner, chunks, length)"
+        f" SELECT %(owner)s, {sign}count(*), {sign}coalesce(sum(length), 0) FROM {rows}"
+        " ON CONFLICT (owner) DO UPDATE SET chunks = owner_stats.chunks + excluded.chunks,"
+        " length = owner_stats.length + excluded.length"
+    )
+
+
+# Chunks, their postings, the document's chunk count and the owner's totals in one
+# statement: each chunk's words are stemmed once, giving both its postings and its
+# length (its number of words).
 _INSERT_CHUNKS = f"""
 WITH input AS (
     SELECT * FROM unnest(%(ids)s::text[], %(positions)s::integer[], %(pages)s::integer[],
         %(page_ends)s::integer[], %(starts)s::integer[], %(ends)s::integer[], %(texts)s::text[],
-        %(hashes)s::text[], %(words)s::text[])
-        WITH ORDINALITY AS i (id, position, page, page_end, start, "end", text, text_hash, words, n)
+        %(hashes)s::text[], %(page_breaks)s::jsonb[], %(words)s::text[])
+        WITH ORDINALITY
+        AS i (id, position, page, page_end, start, "end", text, text_hash, page_breaks, words, n)
 ), terms AS (
     SELECT i.id, t.lexeme AS term, cardinality(t.positions) AS tf
     FROM input i CROSS JOIN LATERAL unnest(to_tsvector('{TEXT_CONFIG}', i.words)) AS t
@@ -475,16 +493,16 @@ WITH input AS (
     SELECT id, sum(tf) AS length FROM terms GROUP BY id
 ), inserted AS (
     INSERT INTO chunks (id, owner, doc_key, position, page, page_end, start, "end", text,
-        text_hash, length)
+        text_hash, page_breaks, length)
     SELECT i.id, %(owner)s, %(doc_key)s, i.position, i.page, i.page_end, i.start, i."end", i.text,
-        i.text_hash, coalesce(l.length, 0)
+        i.text_hash, i.page_breaks, coalesce(l.length, 0)
     FROM input i LEFT JOIN lengths l ON l.id = i.id ORDER BY i.n
     RETURNING key, id, length
-), posted AS (
-    INSERT INTO postings (owner, term, chunk_key, tf, length)
-    SELECT %(owner)s, t.term, c.key, t.tf, c.length FROM terms t JOIN inserted c ON c.id = t.id
-)
-SELECT count(*), coalesce(sum(length), 0) FROM inserted
+), counted AS (
+    UPDATE documents SET chunk_count = (SELECT count(*) FROM inserted) WHERE key = %(doc_key)s
+), totals AS ({_add_to_stats("inserted")})
+INSERT INTO postings (owner, term, chunk_key, tf, length)
+SELECT %(owner)s, t.term, c.key, t.tf, c.length FROM terms t JOIN inserted c ON c.id = t.id
 """
 
 
@@ -511,38 +529,26 @@ def _insert_chunks(
                 chunk.end,
                 chunk.text,
                 text_hash(chunk.text),
+                json.dumps(chunk.page_breaks),
                 indexed_words(document.title, chunk.text),
             )
         )
     arrays = {name: [row[i] for row in rows] for i, name in enumerate(_CHUNK_ARRAYS)}
-    row = conn.execute(_INSERT_CHUNKS, {**arrays, "owner": owner, "doc_key": doc_key}).fetchone()
-    assert row is not None
-    count, length = row
-    conn.execute("UPDATE documents SET chunk_count = %s WHERE key = %s", (count, doc_key))
-    _add_to_stats(conn, owner, count, length)
+    conn.execute(_INSERT_CHUNKS, {**arrays, "owner": owner, "doc_key": doc_key})
 
 
 def _delete_chunks(conn: Connection, owner: str, doc_key: int) -> list[str]:
-    """Delete a document's chunks (their postings go with them); return their text hashes."""
+    """Delete a document's chunks and their postings; return their text hashes."""
     row = conn.execute(
-        "WITH gone AS (DELETE FROM chunks WHERE doc_key = %s RETURNING text_hash, length)"
-        " SELECT coalesce(array_agg(DISTINCT text_hash), '{}'), count(*),"
-        " coalesce(sum(length), 0) FROM gone",
-        (doc_key,),
+        "WITH gone AS (DELETE FROM chunks WHERE doc_key = %(doc_key)s"
+        " RETURNING key, text_hash, length),"
+        " unposted AS (DELETE FROM postings WHERE chunk_key IN (SELECT key FROM gone)),"
+        f" totals AS ({_add_to_stats('gone', sign='-')})"
+        " SELECT coalesce(array_agg(DISTINCT text_hash), '{}') FROM gone",
+        {"owner": owner, "doc_key": doc_key},
     ).fetchone()
     assert row is not None
-    hashes, count, length = row
-    _add_to_stats(conn, owner, -count, -length)
-    return list(hashes)
-
-
-def _add_to_stats(conn: Connection, owner: str, chunks: int, length: int) -> None:
-    conn.execute(
-        "INSERT INTO owner_stats (owner, chunks, length) VALUES (%s, %s, %s)"
-        " ON CONFLICT (owner) DO UPDATE SET chunks = owner_stats.chunks + excluded.chunks,"
-        " length = owner_stats.length + excluded.length",
-        (owner, chunks, length),
-    )
+    return list(row[0])
 
 
 def _drop_unused_embeddings(conn: Connection, owner: str, text_hashes: list[str]) -> None:
@@ -558,25 +564,30 @@ def _drop_unused_embeddings(conn: Connection, owner: str, text_hashes: list[str]
 def _bm25_sql(condition: str) -> str:
     """Okapi BM25 of the owner's chunks for the stemmed query words.
 
-    Only the query words' posting lists are read. Unfiltered, the best ``k``
-    are chosen before chunks and documents are joined; a filter needs the join
-    first, as it may drop any of them.
+    Only the query words' posting lists are read, from the covering primary
+    key: once to count them (document frequency), once to score. Each word's
+    idf and the length normalisation are worked out once, so a posting costs
+    one division. Unfiltered, the best ``k`` are chosen before chunks and
+    documents are joined; a filter needs the join first, as it may drop any.
     """
-    early_limit = "" if condition else "ORDER BY score DESC, m.chunk_key LIMIT %(k)s"
+    early_limit = "" if condition else "ORDER BY score DESC, p.chunk_key LIMIT %(k)s"
     return f"""
-    WITH stats AS (
-        SELECT chunks::float8 AS n, length::float8 / greatest(chunks, 1) AS avgdl
+    WITH stats AS MATERIALIZED (
+        SELECT chunks::float8 AS n, {BM25_K1 * (1 - BM25_B)}::float8 AS c0,
+            {BM25_K1 * BM25_B}::float8 * chunks / greatest(length, 1) AS c1
         FROM owner_stats WHERE owner = %(owner)s
-    ), matches AS (
-        SELECT p.chunk_key, p.tf, p.length, count(*) OVER (PARTITION BY p.term) AS df
-        FROM postings p WHERE p.owner = %(owner)s AND p.term IN (
-            SELECT lexeme FROM unnest(to_tsvector('{TEXT_CONFIG}', %(words)s)))
+    ), terms AS MATERIALIZED (
+        SELECT q.lexeme AS term, (SELECT count(*) FROM postings p
+            WHERE p.owner = %(owner)s AND p.term = q.lexeme)::float8 AS df
+        FROM unnest(to_tsvector('{TEXT_CONFIG}', %(words)s)) AS q
+    ), weights AS MATERIALIZED (
+        SELECT t.term, ln(1 + (s.n - t.df + 0.5) / (t.df + 0.5)) * {BM25_K1 + 1} AS weight
+        FROM terms t CROSS JOIN stats s WHERE t.df > 0
     ), scores AS (
-        SELECT m.chunk_key, sum(
-            ln(1 + (s.n - m.df + 0.5) / (m.df + 0.5)) * m.tf * {BM25_K1 + 1}
-            / (m.tf + {BM25_K1} * (1 - {BM25_B} + {BM25_B} * m.length / s.avgdl))
-        ) AS score
-        FROM matches m CROSS JOIN stats s GROUP BY m.chunk_key {early_limit}
+        SELECT p.chunk_key, sum(w.weight * p.tf / (p.tf + s.c0 + s.c1 * p.length)) AS score
+        FROM weights w CROSS JOIN stats s
+        JOIN postings p ON p.owner = %(owner)s AND p.term = w.term
+        GROUP BY p.chunk_key {early_limit}
     )
     SELECT c.id, d.id, sc.score FROM scores sc
     JOIN chunks c ON c.key = sc.chunk_key JOIN documents d ON d.key = c.doc_key

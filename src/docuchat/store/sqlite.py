@@ -61,7 +61,9 @@ _DOCUMENT_COLUMNS = (
     "d.id, d.title, d.source, d.media_type, d.content_hash, d.page_count, d.chunk_count,"
     " d.char_count, d.metadata, d.added_at"
 )
-_CHUNK_COLUMNS = 'c.id, d.id, d.title, c.position, c.page, c.page_end, c.start, c."end", c.text'
+_CHUNK_COLUMNS = (
+    'c.id, d.id, d.title, c.position, c.page, c.page_end, c.start, c."end", c.text, c.page_breaks'
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +78,13 @@ class _OwnerVectors:
     doc_keys: npt.NDArray[np.int64]
     matrix: vector_index.Matrix
     ivf: vector_index.IVFIndex | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _TooLarge:
+    """An owner with too many chunks for an in-memory BM25 index, at one text generation."""
+
+    generation: int
 
 
 class SQLiteStore:
@@ -102,7 +111,7 @@ class SQLiteStore:
         self.approximate_min_vectors = approximate_min_vectors
         self.memory_bm25_max_chunks = memory_bm25_max_chunks
         self._vectors: OwnerCache[tuple[str, str], _OwnerVectors] = OwnerCache(cached_matrices)
-        self._bm25: OwnerCache[str, BM25Index] = OwnerCache(cached_matrices)
+        self._bm25: OwnerCache[str, BM25Index | _TooLarge] = OwnerCache(cached_matrices)
         self._file = SQLiteFile(
             self.path,
             pragmas=("cache_size = -65536", "mmap_size = 268435456", "temp_store = MEMORY"),
@@ -202,7 +211,7 @@ class SQLiteStore:
                 " WHERE c.owner = ? AND c.id IN (SELECT value FROM json_each(?))",
                 (owner, json.dumps(list(chunk_ids))),
             ).fetchall()
-        found = {row[0]: ChunkRecord(*row) for row in rows}
+        found = {row[0]: _chunk_record(row) for row in rows}
         for chunk_id in chunk_ids:
             if chunk_id not in found:
                 raise NotFound(f"no chunk {chunk_id!r}")
@@ -378,12 +387,17 @@ class SQLiteStore:
     def _owner_bm25(self, db: sqlite3.Connection, owner: str) -> BM25Index | None:
         """The owner's in-memory BM25 index; None if the owner is too large for one."""
         _, generation = _generations(db, owner)
-        (chunks,) = db.execute("SELECT COUNT(*) FROM chunks WHERE owner = ?", (owner,)).fetchone()
-        if chunks > self.memory_bm25_max_chunks:
-            return None
-        return self._bm25.get(
-            owner, generation, lambda: load_bm25_index(db, owner, generation, BM25_WEIGHTS)
-        )
+
+        def build() -> BM25Index | _TooLarge:
+            (chunks,) = db.execute(
+                "SELECT COUNT(*) FROM chunks WHERE owner = ?", (owner,)
+            ).fetchone()
+            if chunks > self.memory_bm25_max_chunks:
+                return _TooLarge(generation)
+            return load_bm25_index(db, owner, generation, BM25_WEIGHTS)
+
+        index = self._bm25.get(owner, generation, build)
+        return index if isinstance(index, BM25Index) else None
 
     def _with_ivf(
         self, owner: str, model: str, vectors: _OwnerVectors
@@ -466,6 +480,12 @@ def _document_record(row: Sequence[Any]) -> DocumentRecord:
     )
 
 
+def _chunk_record(row: Sequence[Any]) -> ChunkRecord:
+    chunk_id, doc_id, title, index, page, page_end, start, end, text, page_breaks = row
+    breaks = tuple((offset, break_page) for offset, break_page in json.loads(page_breaks))
+    return ChunkRecord(chunk_id, doc_id, title, index, page, page_end, start, end, text, breaks)
+
+
 def _document_key(db: sqlite3.Connection, owner: str, doc_id: str) -> int:
     row = db.execute(
         "SELECT key FROM documents WHERE owner = ? AND id = ?", (owner, doc_id)
@@ -539,11 +559,12 @@ def _insert_chunks(
                 chunk.end,
                 chunk.text,
                 text_hash(chunk.text),
+                json.dumps(chunk.page_breaks),
             )
 
     db.executemany(
         'INSERT INTO chunks (id, owner, doc_key, position, page, page_end, start, "end",'
-        " text, text_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " text, text_hash, page_breaks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         rows(),
     )
     db.execute(

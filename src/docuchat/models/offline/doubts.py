@@ -107,26 +107,32 @@ def _antonym_swapped(q: Question, s: Sentence) -> set[str]:
 def _substituted(q: Question, s: Sentence) -> set[str]:
     """Question terms missing where the sentence has other words between their neighbours:
     the question copies the sentence's phrase but changes a word of it (not the word that
-    names what is asked for: "in what *event*" stands for the answer itself)."""
-    position: dict[str, int] = {}
+    names what is asked for: "in what *event*" stands for the answer itself). Neighbours
+    side by side somewhere in the sentence mean the word was left out, not changed."""
+    positions: dict[str, list[int]] = {}
     for i, term in enumerate(s.sequence):
-        position.setdefault(term, i)
+        positions.setdefault(term, []).append(i)
     terms = q.sequence
     changed = set()
     for i, term in enumerate(terms[1:-1], 1):
-        before, after = position.get(terms[i - 1], -9), position.get(terms[i + 1], -9)
-        if term not in s.window and before >= 0 and 2 <= after - before <= 3:
+        gaps = {
+            after - before
+            for before in positions.get(terms[i - 1], [])
+            for after in positions.get(terms[i + 1], [])
+        }
+        if term not in s.window and gaps & {2, 3} and 1 not in gaps:
             changed.add(term)
     return changed - set(q.asked_for)
 
 
 def _number_pairs(text: str) -> set[tuple[str, str]]:
-    """(number, the stem of the word after it) for each number followed by a content word."""
+    """(number, the stem of the word after it) for each number followed by a content word
+    or a scale ("20 million")."""
     said = numbered_words(text)
     return {
         (w, stem(after))
         for w, after in pairwise(said)
-        if is_number(w) and after not in STOPWORDS and not is_number(after)
+        if is_number(w) and after not in STOPWORDS and (after in _SCALES or not is_number(after))
     }
 
 
@@ -186,8 +192,8 @@ def _kind_unknown(q: Question, s: Sentence, read: frozenset[str]) -> bool:
 
 def _roles_reversed(q: Question, s: Sentence, names: frozenset[str]) -> bool:
     """A "who" question puts a named party on the other side of the shared verb than the
-    sentence does (passive voice accounted for): "who did X marry?" asks for X's spouse,
-    and "Y married X" does not say it."""
+    sentence does, wherever the sentence uses them (passive voice accounted for): "who did
+    X marry?" asks for X's spouse, and "Y married X" does not say it."""
     if not q.words or q.words[0] not in ("who", "whom"):
         return False
     said = [stem(w) for w in s.words]
@@ -197,10 +203,19 @@ def _roles_reversed(q: Question, s: Sentence, names: frozenset[str]) -> bool:
     )
     if verb is None:
         return False
-    asked_at, at = verb[0], said.index(verb[1])
-    passive = at > 0 and s.words[at - 1] in _PASSIVE_MARKERS and "by" in s.words[at + 1 :]
-    return any(
-        ((said.index(term) < at) != passive) != (i < asked_at)
-        for i, term in keys
-        if term in names and term in said
-    )
+    asked_at = verb[0]
+    verbs = [at for at, t in enumerate(said) if t == verb[1]]
+
+    def passive(at: int) -> bool:
+        return at > 0 and s.words[at - 1] in _PASSIVE_MARKERS and "by" in s.words[at + 1 :]
+
+    def agrees(i: int, term: str) -> bool:
+        """Some use of the name sits on the question's side of some use of the verb."""
+        return any(
+            ((n < at) != passive(at)) == (i < asked_at)
+            for at in verbs
+            for n, t in enumerate(said)
+            if t == term
+        )
+
+    return any(not agrees(i, term) for i, term in keys if term in names and term in said)

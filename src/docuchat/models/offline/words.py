@@ -28,8 +28,9 @@ FRAMING = frozenset(
 PRONOUNS = frozenset("it its they them their he him his she her this that these those".split())
 
 TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-# Numbers whole ("8.7", "200,000"), other words as TOKEN has them.
-_NUMBER = r"\d+(?:[.,]\d+)*"
+# Numbers whole ("8.7", "200,000"; a decade, "1980s", is not the year 1980), other words as
+# TOKEN has them.
+_NUMBER = r"\d+0s\b|\d+(?:[.,]\d+)*"
 _NUMBERED_TOKEN = re.compile(rf"{_NUMBER}|[^\W\d_]+(?:['’][^\W_]+)*")
 _NUMBER_ONLY = re.compile(_NUMBER)
 DIGIT = re.compile(r"\d")
