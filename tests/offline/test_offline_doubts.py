@@ -134,3 +134,15 @@ def test_a_list_item_quoted_with_its_introduction_counts_as_stated() -> None:
         analyse("What may a hotel in Lisbon cost per night?"), [Passage(1, "c1", text)]
     )
     assert answer.endswith("“Lisbon | €130…” [1]")
+
+
+def test_a_table_header_quoted_as_the_best_sentence_brings_the_row_asked_about() -> None:
+    # The introduction holds "hotel", which the header lacks: the row holds the name asked.
+    text = (
+        "Hotels may cost at most these amounts:\n\nCity | Limit per night\n\n"
+        "London | £160\n\nLisbon | €130"
+    )
+    question = "What is the hotel limit per night in Lisbon?"
+    assert signs_of(question, text)["name_missing_here"] == 0.0
+    answer = compose_answer(analyse(question), [Passage(1, "c1", text)])
+    assert answer == f"{PREFIX}“City | Limit per night…” [1] “Lisbon | €130…” [1]"

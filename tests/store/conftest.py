@@ -162,6 +162,12 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
 
 
 @pytest.fixture
+def postgres(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    """An empty PostgreSQL database, for the tests of what only that backend has."""
+    return make_backend("postgres", tmp_path, request)
+
+
+@pytest.fixture
 def store(backend: Backend) -> Iterator[Store]:
     opened = backend.open()
     yield opened

@@ -12,14 +12,9 @@ from docuchat.embeddings import HashingEmbedder
 from docuchat.search import HybridSearcher
 from docuchat.store import DocumentFilter, Store
 
-from .conftest import Backend, make_backend
+from .conftest import Backend
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "documents"
-
-
-@pytest.fixture
-def postgres(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
-    return make_backend("postgres", tmp_path, request)
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector
 from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
@@ -46,6 +47,7 @@ BM25_K1, BM25_B = 1.2, 0.75
 # HNSW candidates per approximate search (pgvector's hnsw.ef_search); at least k are asked for.
 DEFAULT_EF_SEARCH = 100
 _MAX_EF_SEARCH = 1000  # pgvector's upper bound
+_CONNECT_TIMEOUT_S = 10  # unless the URL says otherwise
 _OWNER_LOCKS = 0x646F63  # advisory lock namespace: one lock per owner for writers
 
 _DOCUMENT_COLUMNS = (
@@ -71,7 +73,10 @@ class PostgresStore:
     ) -> None:
         self.ef_search = ef_search
         try:
-            with psycopg.connect(conninfo, autocommit=True, connect_timeout=10) as conn:
+            # A server that does not answer fails the open instead of hanging it.
+            params = {"connect_timeout": _CONNECT_TIMEOUT_S} | conninfo_to_dict(conninfo)
+            conninfo = make_conninfo("", **params)
+            with psycopg.connect(conninfo, autocommit=True) as conn:
                 self.applied_migrations = apply_migrations(conn)
         except psycopg.Error as exc:
             raise StoreError(f"cannot open the PostgreSQL database: {exc}") from exc

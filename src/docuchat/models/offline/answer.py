@@ -58,7 +58,7 @@ def assess(
     best = ranked[0]
     own = [t for t, prior in question.terms.items() if prior == 1.0] or list(question.terms)
     on_topic = sum(t in best.window for t in own) >= MIN_MATCHED_SHARE * len(own)
-    quotes = _pick_more(ranked, scores) if question.wants_more else _pick(ranked, scores, question)
+    quotes = _pick_more(ranked, scores) if question.wants_more else _pick(ranked, scores, reading)
     quoted = " ".join(_quote(s, reading, words) for s, words in quotes)
     return Assessment(PREFIX + quoted, on_topic, signs(best, reading, [s for s, _ in quotes]))
 
@@ -82,12 +82,12 @@ Quote = tuple[Sentence, int | None]
 """A sentence to quote, whole (None) or its best so many words."""
 
 
-def _pick(ranked: Sequence[Sentence], scores: dict[int, float], question: Question) -> list[Quote]:
+def _pick(ranked: Sequence[Sentence], scores: dict[int, float], reading: Reading) -> list[Quote]:
     """The best sentence, then the item asked about when it introduces a list, else a
     second source: the best sentence of another passage that scores nearly as well, cut
     to the words around the question's terms when it does not fit the word budget."""
     best = ranked[0]
-    item = _asked_item(best, ranked, question)
+    item = _asked_item(best, ranked, reading)
     if item:
         return [(best, None), (item, None)]
     left = ANSWER_WORDS - len(best.words)
@@ -117,11 +117,19 @@ def _pick_more(ranked: Sequence[Sentence], scores: dict[int, float]) -> list[Quo
     return [(s, None) for s in chosen]
 
 
-def _asked_item(best: Sentence, ranked: Sequence[Sentence], question: Question) -> Sentence | None:
-    """When the best sentence introduces a list or table, the item that names what the
-    question asks and the introduction does not ("London | £160" under "…these limits:")."""
-    missing = question.terms.keys() - best.stems
-    return next((s for s in ranked if s.id in best.items and missing & s.stems), None)
+def _asked_item(best: Sentence, ranked: Sequence[Sentence], reading: Reading) -> Sentence | None:
+    """When the best sentence is part of a list or table (its introduction, say), the item
+    that names what the question asks and the best sentence does not ("London | £160" under
+    "…these limits:" or under the table's header): of the list's sentences, one that holds
+    a missing name, else the one that holds the rarest missing terms."""
+    missing = reading.weights.keys() - best.stems
+
+    def held(s: Sentence) -> tuple[bool, float]:
+        found = missing & s.stems
+        return bool(found & reading.names), sum(reading.weights[t] for t in found)
+
+    listed = [s for s in ranked if s.id in best.items and missing & s.stems]
+    return max(listed, key=held, default=None)
 
 
 def _overlap(a: Sentence, b: Sentence) -> bool:

@@ -71,7 +71,7 @@ def signs(s: Sentence, reading: Reading, quoted: Sequence[Sentence]) -> dict[str
     """Each sign that the best sentence ``s`` answers another question than the one asked,
     0 or 1 (or a count); ``quoted`` are the sentences the answer quotes, ``s`` first."""
     q, names = reading.question, reading.names
-    # What ``s`` states: itself, and for a list's introduction, the item quoted with it.
+    # What ``s`` states: itself, and for part of a list, the item quoted with it.
     stated = s.stems.union(*(other.stems for other in quoted if other.id in s.items))
     swapped = _antonym_swapped(q, s)
     changed = _substituted(q, s)

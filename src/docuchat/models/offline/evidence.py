@@ -56,7 +56,8 @@ class Sentence:
     numbers: frozenset[str]
     """Whole numbers of this sentence and its neighbours."""
     items: tuple[int, ...] = ()
-    """For a sentence that introduces a list or table: the ids of its items' sentences."""
+    """For a sentence of a list or table (its introduction, its header or an item): the ids
+    of the list's other sentences."""
     id: int = 0
     """The sentence's position among all those read."""
 
@@ -106,7 +107,7 @@ def _neighbours(
         context = frozenset().union(*(stem_sets[j] for j in around | members)) - stem_sets[i]
         vocabulary = every[i].union(*(every[j] for j in around | members))
         numbered = figures[i].union(*(figures[j] for j in around | members))
-        items = tuple(sorted(first + j for j in members)) if listing == i else ()
+        items = tuple(sorted(first + j for j in members))
         found.append(
             Sentence(
                 n,
