@@ -13,6 +13,7 @@ around a focus query) and ``get_document_summary``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass, field
 
@@ -109,11 +110,18 @@ Context = RunContext[ResearchSession]
 
 
 @tool(name="search_docs", summarize=search_summary)
-def search_docs(ctx: Context, query: str) -> str:
+async def search_docs(ctx: Context, query: str) -> str:
     """Search the user's documents. Returns, per matching passage: docId, chunkId, title,
     page, a short snippet and a score; never the full text. Open a passage with
     open_citation to read it and to be able to cite it."""
-    return json.dumps(ctx.deps.search(query), ensure_ascii=False)
+    session = ctx.deps
+    if session.searcher.searches_in_place(session.owner):
+        # A worker-thread hop (and the GIL passed back and forth) costs more than this
+        # search: at 200 conversations in flight, 1.7 of 5.7 ms of server CPU each.
+        found = session.search(query)
+    else:
+        found = await asyncio.to_thread(session.search, query)
+    return json.dumps(found, ensure_ascii=False)
 
 
 # Opening tools are coroutines that never await: concurrent calls of one response then run

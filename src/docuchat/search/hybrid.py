@@ -84,6 +84,11 @@ class HybridSearcher:
         self.embedder = embedder
         self.config = config or HybridConfig()
 
+    def searches_in_place(self, owner: str) -> bool:
+        """Whether a search for ``owner`` is cheap enough to run on an event loop: no query
+        to embed (embedding takes milliseconds of CPU) and a warm, small BM25 index."""
+        return self.embedder is None and self.store.bm25_is_warm(owner)
+
     def search(
         self,
         owner: str,

@@ -151,6 +151,15 @@ class Store(Protocol):
         """
         ...
 
+    def bm25_is_warm(self, owner: str) -> bool:
+        """Whether a BM25 search of the owner's chunks needs no loading and little CPU.
+
+        A caller on an event loop may then search in place instead of handing
+        the search to a worker thread (a hop that, with the GIL, costs more than
+        a small search). A backend that searches over the network says False.
+        """
+        ...
+
     def match_spans(
         self, owner: str, query: str, chunk_ids: Sequence[str]
     ) -> dict[str, list[tuple[int, int]]]:

@@ -58,6 +58,11 @@ class OwnerCache(Generic[K, V]):
                 evicted, _ = self._entries.popitem(last=False)
                 self._building.pop(evicted, None)
 
+    def peek(self, key: K, generation: int) -> V | None:
+        """The cached value for ``key`` at ``generation``, if any; never builds one."""
+        with self._lock:
+            return self._current(key, generation)
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()

@@ -199,6 +199,9 @@ class PostgresStore:
             ).fetchall()
         return [Hit(chunk_id, doc_id, float(score)) for chunk_id, doc_id, score in rows]
 
+    def bm25_is_warm(self, owner: str) -> bool:
+        return False  # every search is a round trip to the database server
+
     def search_vectors(
         self,
         owner: str,
