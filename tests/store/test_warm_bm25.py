@@ -57,3 +57,21 @@ def test_postgres_searches_are_never_in_place(postgres: Backend) -> None:
         assert not store.bm25_is_warm("ann")
     finally:
         store.close()
+
+
+def test_every_small_owner_stays_warm(store: SQLiteStore) -> None:
+    owners = [f"user{u}" for u in range(20)]
+    for owner in owners:
+        make_doc(f"The secret code of {owner} is kept in the safe.").add(store, owner)
+        store.search_bm25(owner, "secret code")
+    assert all(store.bm25_is_warm(owner) for owner in owners)
+
+
+def test_the_cache_keeps_to_its_memory_budget_but_always_keeps_the_newest(db_path: Path) -> None:
+    store = SQLiteStore(db_path, cache_bytes=1)  # smaller than any index
+    for owner in ("ann", "bob"):
+        make_doc("The moon pulls the tides.").add(store, owner)
+        store.search_bm25(owner, "moon")
+    assert not store.bm25_is_warm("ann")
+    assert store.bm25_is_warm("bob")
+    store.close()

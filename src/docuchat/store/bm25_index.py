@@ -19,6 +19,7 @@ import numpy.typing as npt
 K1 = 1.2
 B = 0.75
 MIN_IDF = 1e-6
+OBJECT_BYTES = 100  # a short str in a list or dict, with its pointer
 
 Ints = npt.NDArray[np.int64]
 Floats = npt.NDArray[np.float64]
@@ -37,6 +38,13 @@ class BM25Index:
     starts: Ints
     posting_rows: npt.NDArray[np.int32]
     saturation: Floats  # tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / mean length))
+
+    @property
+    def nbytes(self) -> int:
+        """About the memory it holds: its arrays, and ids and terms at ~100 bytes each."""
+        arrays = (self.chunk_keys, self.doc_keys, self.starts, self.posting_rows, self.saturation)
+        objects = 2 * len(self.chunk_ids) + len(self.terms)
+        return sum(a.nbytes for a in arrays) + OBJECT_BYTES * objects
 
     @classmethod
     def build(

@@ -1,4 +1,9 @@
-"""A small LRU of in-memory indexes (vector matrices, BM25 postings), each valid for one generation.
+"""An LRU of in-memory indexes (vector matrices, BM25 postings), each valid for one generation.
+
+Bounded by memory, not by a count of owners: a server with many users keeps
+every small owner's index (a count of four made twenty active users rebuild
+their BM25 index on almost every search), and one very large owner still fits,
+since the newest entry is kept whatever its size.
 
 Threads read through snapshots of their own, so a thread may ask for an older
 or newer generation than the one cached; each gets the index of its own
@@ -18,14 +23,17 @@ class Generational(Protocol):
     @property
     def generation(self) -> int: ...
 
+    @property
+    def nbytes(self) -> int: ...
+
 
 K = TypeVar("K")
 V = TypeVar("V", bound=Generational)
 
 
 class OwnerCache(Generic[K, V]):
-    def __init__(self, size: int) -> None:
-        self.size = size
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
         self._entries: OrderedDict[K, V] = OrderedDict()
         self._lock = threading.Lock()
         self._building: dict[K, threading.Lock] = {}
@@ -54,7 +62,7 @@ class OwnerCache(Generic[K, V]):
             if cached is None or cached.generation <= value.generation:
                 self._entries[key] = value
                 self._entries.move_to_end(key)
-            while len(self._entries) > self.size:
+            while len(self._entries) > 1 and self._total_bytes() > self.max_bytes:
                 evicted, _ = self._entries.popitem(last=False)
                 self._building.pop(evicted, None)
 
@@ -66,6 +74,9 @@ class OwnerCache(Generic[K, V]):
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+
+    def _total_bytes(self) -> int:
+        return sum(value.nbytes for value in self._entries.values())
 
     def _current(self, key: K, generation: int) -> V | None:
         value = self._entries.get(key)

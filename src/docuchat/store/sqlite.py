@@ -50,6 +50,9 @@ MEMORY_BM25_MAX_CHUNKS = 200_000
 # Up to this many chunks a warm in-memory BM25 search takes a few milliseconds at most
 # (0.5 ms p50 at SciFact's 10,576), little enough to run in place on an event loop.
 WARM_BM25_MAX_CHUNKS = 50_000
+# Memory for each of the in-memory caches (vector matrices; BM25 indexes), least recently
+# used owner out first; the newest entry stays whatever its size (1M chunks: 1.5 GB).
+DEFAULT_CACHE_BYTES = 2 * 2**30
 # Below this many vectors exact search is already fast; the IVF index is not built.
 APPROXIMATE_MIN_VECTORS = 50_000
 # IVF lists scanned per query, of about sqrt(n): 6% of them at 1M vectors (recall in
@@ -82,12 +85,20 @@ class _OwnerVectors:
     matrix: vector_index.Matrix
     ivf: vector_index.IVFIndex | None = None
 
+    @property
+    def nbytes(self) -> int:
+        """About the memory it holds: the arrays, and ~200 bytes per row of ids."""
+        ivf = self.ivf
+        index = ivf.centroids.nbytes + ivf.order.nbytes + ivf.offsets.nbytes if ivf else 0
+        return self.matrix.nbytes + self.doc_keys.nbytes + 200 * len(self.ids) + index
+
 
 @dataclass(frozen=True, slots=True)
 class _TooLarge:
     """An owner with too many chunks for an in-memory BM25 index, at one text generation."""
 
     generation: int
+    nbytes: int = 0
 
 
 class SQLiteStore:
@@ -95,9 +106,9 @@ class SQLiteStore:
     wait for them.
 
     ``nprobe`` and ``approximate_min_vectors`` tune approximate vector search;
-    ``cached_matrices`` bounds how many (owner, model) matrices, and how many owners'
-    BM25 indexes, stay in memory; ``memory_bm25_max_chunks`` is the largest owner
-    given an in-memory BM25 index.
+    ``cache_bytes`` bounds the memory of the (owner, model) vector matrices, and
+    separately of the owners' BM25 indexes, kept between searches;
+    ``memory_bm25_max_chunks`` is the largest owner given an in-memory BM25 index.
     """
 
     def __init__(
@@ -106,15 +117,15 @@ class SQLiteStore:
         *,
         nprobe: int = DEFAULT_NPROBE,
         approximate_min_vectors: int = APPROXIMATE_MIN_VECTORS,
-        cached_matrices: int = 4,
+        cache_bytes: int = DEFAULT_CACHE_BYTES,
         memory_bm25_max_chunks: int = MEMORY_BM25_MAX_CHUNKS,
     ) -> None:
         self.path = Path(path)
         self.nprobe = nprobe
         self.approximate_min_vectors = approximate_min_vectors
         self.memory_bm25_max_chunks = memory_bm25_max_chunks
-        self._vectors: OwnerCache[tuple[str, str], _OwnerVectors] = OwnerCache(cached_matrices)
-        self._bm25: OwnerCache[str, BM25Index | _TooLarge] = OwnerCache(cached_matrices)
+        self._vectors: OwnerCache[tuple[str, str], _OwnerVectors] = OwnerCache(cache_bytes)
+        self._bm25: OwnerCache[str, BM25Index | _TooLarge] = OwnerCache(cache_bytes)
         self._file = SQLiteFile(
             self.path,
             pragmas=("cache_size = -65536", "mmap_size = 268435456", "temp_store = MEMORY"),
