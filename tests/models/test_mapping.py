@@ -66,12 +66,12 @@ OPENAI_MESSAGES: list[dict[str, Any]] = [
             {
                 "id": "call_1",
                 "type": "function",
-                "function": {"name": "search_docs", "arguments": '{"query": "A"}'},
+                "function": {"name": "search_docs", "arguments": '{"query":"A"}'},
             },
             {
                 "id": "call_2",
                 "type": "function",
-                "function": {"name": "search_docs", "arguments": '{"query": "B"}'},
+                "function": {"name": "search_docs", "arguments": '{"query":"B"}'},
             },
         ],
     },
@@ -86,7 +86,7 @@ OPENAI_MESSAGES: list[dict[str, Any]] = [
                 "type": "function",
                 "function": {
                     "name": "open_citation",
-                    "arguments": '{"docId": "d", "chunkId": "c1"}',
+                    "arguments": '{"docId":"d","chunkId":"c1"}',
                 },
             }
         ],

@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
+import orjson
 
 from docuchat.errors import ModelResponseError
 from docuchat.models.base import (
@@ -148,7 +149,7 @@ def _wire_tool_call(call: ToolCall) -> dict[str, Any]:
     return {
         "id": call.id,
         "type": "function",
-        "function": {"name": call.name, "arguments": json.dumps(dict(call.arguments))},
+        "function": {"name": call.name, "arguments": orjson.dumps(dict(call.arguments)).decode()},
     }
 
 

@@ -17,10 +17,11 @@ hand rather than every request the model instance ever served.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable
 from typing import Any
+
+import orjson
 
 from docuchat.models.base import (
     AssistantMessage,
@@ -35,8 +36,8 @@ JSON_CHARS_PER_TOKEN = 2.8
 
 
 def _json_chars(value: Any) -> int:
-    # Compact and unescaped, as httpx puts JSON on the wire.
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+    # Compact and unescaped, as the adapters put JSON on the wire (orjson).
+    return len(orjson.dumps(value).decode())
 
 
 def message_tokens(message: Message) -> float:
