@@ -12,11 +12,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from fastapi import HTTPException, Request
+from fastapi.responses import StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from docuchat.agent import Cancellation, Event
 from docuchat.errors import NotFound
@@ -133,21 +135,40 @@ class RunRegistry:
             run.queue.put_nowait(None)
 
 
-@asynccontextmanager
-async def cancelled_on_disconnect(request: Request, cancel: Cancellation) -> AsyncIterator[None]:
-    """Cancel when the client hangs up while the body is awaited (non-streamed answers).
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
-    A streamed answer needs no watcher: Starlette stops reading the stream,
-    which cancels the run (see ``ActiveRun.batches``).
+
+class RunEventStream(StreamingResponse):
+    """A run's server-sent events; the client hanging up cancels the run.
+
+    Starlette's own watcher (an anyio task group around two tasks per
+    response) cost about 4% of the server's CPU with 200 streams open; here
+    one plain task watches, and the cancelled run then ends its stream.
     """
 
-    async def watch() -> None:
-        while (await request.receive())["type"] != "http.disconnect":
-            pass
-        cancel.cancel("client disconnected")
+    def __init__(self, run: ActiveRun, events: AsyncIterable[str]) -> None:
+        super().__init__(events, media_type="text/event-stream", headers=STREAM_HEADERS)
+        self._cancel = run.cancel
 
-    watcher = asyncio.create_task(watch())
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        watcher = asyncio.create_task(_cancel_on_disconnect(receive, self._cancel))
+        try:
+            await self.stream_response(send)
+        finally:
+            watcher.cancel()
+
+
+@asynccontextmanager
+async def cancelled_on_disconnect(request: Request, cancel: Cancellation) -> AsyncIterator[None]:
+    """Cancel when the client hangs up while the body is awaited (non-streamed answers)."""
+    watcher = asyncio.create_task(_cancel_on_disconnect(request.receive, cancel))
     try:
         yield
     finally:
         watcher.cancel()
+
+
+async def _cancel_on_disconnect(receive: Receive, cancel: Cancellation) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    cancel.cancel("client disconnected")

@@ -13,14 +13,19 @@ from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import StreamingResponse
 
 from docuchat.errors import NotFound
 from docuchat.research import Answer, AnswerReady
 from docuchat.research.conversation import history_messages, title_of, turn_of
 from docuchat.server.db_calls import db_call
 from docuchat.server.deps import CurrentUser, ServicesDep
-from docuchat.server.runs import ActiveRun, RunCrashed, RunItem, cancelled_on_disconnect
+from docuchat.server.runs import (
+    ActiveRun,
+    RunCrashed,
+    RunEventStream,
+    RunItem,
+    cancelled_on_disconnect,
+)
 from docuchat.server.schemas import AskRequest, AskResult, error_responses
 from docuchat.server.stream import (
     DONE,
@@ -59,11 +64,7 @@ async def ask(body: AskRequest, request: Request, user: CurrentUser, services: S
         on_answer=save_turn,
     )
     if body.stream:
-        return StreamingResponse(
-            _events(run),
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
+        return RunEventStream(run, _events(run))
     async with cancelled_on_disconnect(request, run.cancel):
         answer = await run.answer()
     return AskResult.of(answer, run.id, conversation.id)

@@ -18,7 +18,6 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request, status
-from fastapi.responses import StreamingResponse
 
 from docuchat.models.base import AssistantMessage, Message, UserMessage
 from docuchat.research import Answer, AnswerReady
@@ -39,7 +38,13 @@ from docuchat.server.openai_schemas import (
     OpenAIError,
     OpenAIErrorDetail,
 )
-from docuchat.server.runs import ActiveRun, RunCrashed, RunItem, cancelled_on_disconnect
+from docuchat.server.runs import (
+    ActiveRun,
+    RunCrashed,
+    RunEventStream,
+    RunItem,
+    cancelled_on_disconnect,
+)
 from docuchat.server.schemas import CitationPublic
 from docuchat.server.stream import DONE, StepEvent, StepTranslator, sse, stream_response
 
@@ -83,11 +88,7 @@ async def chat_completions(
     run = services.runs.start(services.agent(user.id, mode), last.text, history=_history(earlier))
     if body.stream:
         include_usage = body.stream_options is not None and body.stream_options.include_usage
-        return StreamingResponse(
-            _chunks(run, body.model, include_usage=include_usage),
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
+        return RunEventStream(run, _chunks(run, body.model, include_usage=include_usage))
     async with cancelled_on_disconnect(request, run.cancel):
         answer = await run.answer()
     return ChatCompletion(
