@@ -185,3 +185,9 @@ def test_a_table_header_quoted_as_the_best_sentence_brings_the_row_asked_about()
 def test_an_answerable_question_shows_no_sign(question: str, text: str, sign: str) -> None:
     assert signs_of(question, text)[sign] == 0.0
     assert compose_answer(analyse(question), [Passage(1, "c1", text)]) == f"{PREFIX}“{text}” [1]"
+
+
+def test_a_choice_is_not_a_yes_no_question() -> None:
+    assert analyse("Does Larkspur provide dental insurance?").yes_no
+    assert not analyse("Is the deck made of steel or of stone?").yes_no
+    assert not analyse("Which insurance does Larkspur provide?").yes_no

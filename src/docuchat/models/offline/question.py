@@ -63,7 +63,8 @@ class Question:
     negated: bool
     wants_more: bool
     yes_no: bool = False
-    """Asked with a verb first ("Does the company offer…?"): whether the documents say it."""
+    """Asked with a verb first ("Does the company offer…?"): whether the documents say it
+    (not a choice: "Is it abstract or concrete?")."""
 
 
 def analyse(question: str, earlier: Sequence[str] = ()) -> Question:
@@ -93,7 +94,7 @@ def analyse(question: str, earlier: Sequence[str] = ()) -> Question:
         answer_type=next((kind for kind, cue in _TYPE_CUES if cue.search(lowered)), None),
         negated=negated(question),
         wants_more=bool(_LONG_ANSWER.search(lowered)),
-        yes_no=bool(_YES_NO.match(lowered.lstrip())),
+        yes_no=bool(_YES_NO.match(lowered.lstrip())) and " or " not in lowered,
     )
 
 
