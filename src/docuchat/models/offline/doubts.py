@@ -81,7 +81,8 @@ def signs(s: Sentence, reading: Reading, quoted: Sequence[Sentence]) -> dict[str
     swapped = _antonym_swapped(q, s)
     changed = _substituted(q, s)
     qualified = _qualifier_unknown(q, s, reading)
-    figures = {t for t in q.terms if _DIGIT.search(t)}
+    # Numbers, in digits or words, are compared by the number signs, not as rewording.
+    figures = {t for t in q.terms if _DIGIT.search(t) or t in NUMBER_WORDS | _SCALES}
     reworded = q.terms.keys() - reading.read - swapped - changed - qualified - names - figures
     # A place may well be written in lower case ("on the high street"): no sign for "where".
     typed = q.answer_type not in (None, "place")
