@@ -3,9 +3,9 @@
 Each case pairs a question the passage does not answer (a number, name, kind or
 superlative changed, a direction swapped) with its answerable twin: the sign
 must fire for the first, so that the model abstains, and not for the twin.
-An unknown kind ("which *dental* insurance") comes with a word that nothing
-read uses, which lowers the doubt as much as it raises it: alone it does not
-make the model abstain, it adds to other signs.
+A word that nothing read uses lowers the doubt (the question is worded
+differently), unless it qualifies a noun that the passage qualifies otherwise
+("*dental* insurance" against "health insurance"): that is another kind of thing.
 """
 
 from __future__ import annotations
@@ -80,6 +80,12 @@ CASES = {
         "Who did Harold II kill?",
         "Who killed Harold II?",
     ),
+    "qualifier_unknown": (
+        "qualifier_unknown",
+        "Larkspur provides private health insurance for every employee.",
+        "Does Larkspur provide dental insurance?",
+        "Does Larkspur provide health insurance?",
+    ),
     "answer_type_missing": (
         "answer_type_missing",
         "The bakery opened a second shop on the high street, next to the old mill.",
@@ -103,10 +109,7 @@ def test_a_sign_marks_the_changed_question_and_not_its_twin(case: str) -> None:
     assert signs_of(changed, text)[sign] == 1.0
     assert signs_of(twin, text)[sign] == 0.0
     assert compose_answer(analyse(twin), passage) == f"{PREFIX}“{text}” [1]"
-    if sign == "kind_unknown":
-        assert doubt(signs_of(twin, text)) < doubt(signs_of(changed, text)) < DOUBT_THRESHOLD
-    else:
-        assert compose_answer(analyse(changed), passage) == ABSTAIN
+    assert compose_answer(analyse(changed), passage) == ABSTAIN
 
 
 def test_a_word_left_out_between_two_terms_that_meet_elsewhere_is_no_changed_word() -> None:
@@ -124,6 +127,14 @@ def test_question_words_that_nothing_read_uses_lower_the_doubt() -> None:
     asked = signs_of("Who designed the bridge that was repainted in 1994?", text)
     reworded = signs_of("Who engineered the bridge that was repainted in 1994?", text)
     assert asked["reworded"] == 0.0 and reworded["reworded"] == 1.0  # "engineered"
+
+
+def test_a_qualifier_nothing_read_uses_is_another_kind_not_a_rewording() -> None:
+    text = "Larkspur provides private health insurance for every employee."
+    signs = signs_of("Which dental insurance does Larkspur provide?", text)
+    assert signs["reworded"] == 0.0  # "dental": the passage qualifies insurance otherwise
+    assert signs["qualifier_unknown"] == 0.0  # a sign of its own for yes/no questions only
+    assert doubt(signs) >= DOUBT_THRESHOLD
 
 
 def test_a_list_item_quoted_with_its_introduction_counts_as_stated() -> None:
@@ -146,3 +157,37 @@ def test_a_table_header_quoted_as_the_best_sentence_brings_the_row_asked_about()
     assert signs_of(question, text)["name_missing_here"] == 0.0
     answer = compose_answer(analyse(question), [Passage(1, "c1", text)])
     assert answer == f"{PREFIX}“City | Limit per night…” [1] “Lisbon | €130…” [1]"
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "sign"),
+    [
+        # An ordinal is a date when the question asks for a century.
+        (
+            "In what century did the abbey flourish?",
+            "The abbey flourished in the 11th century.",
+            "answer_type_missing",
+        ),
+        # A possessive ends a name: "Guy's Rival" is not the name "Guy Rival".
+        (
+            "Who was Guy's Rival?",
+            "Richard supported Guy against his rival Conrad of Montferrat.",
+            "name_scrambled",
+        ),
+        # A verb ends the kind asked for: "which newspaper", not "newspaper defined California".
+        (
+            "Which newspaper defined southern California?",
+            "In 1900, the Los Angeles Times defined southern California as seven counties.",
+            "kind_unknown",
+        ),
+    ],
+)
+def test_an_answerable_question_shows_no_sign(question: str, text: str, sign: str) -> None:
+    assert signs_of(question, text)[sign] == 0.0
+    assert compose_answer(analyse(question), [Passage(1, "c1", text)]) == f"{PREFIX}“{text}” [1]"
+
+
+def test_a_choice_is_not_a_yes_no_question() -> None:
+    assert analyse("Does Larkspur provide dental insurance?").yes_no
+    assert not analyse("Is the deck made of steel or of stone?").yes_no
+    assert not analyse("Which insurance does Larkspur provide?").yes_no

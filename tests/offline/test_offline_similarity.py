@@ -7,10 +7,7 @@ import pytest
 
 from docuchat.embeddings.hashing import HashingEmbedder
 from docuchat.models.offline import OfflineModel
-from docuchat.models.offline.planning import Budget, plan
-from docuchat.models.offline.question import analyse
 from docuchat.models.offline.similarity import SentenceSimilarity
-from docuchat.models.offline.transcript import Hit, Turn
 
 from .conftest import Ask
 
@@ -75,22 +72,3 @@ def test_with_an_embedder_a_search_that_found_nothing_is_refined_to_key_words(as
         if e.type == "tool_call_finished" and e.name == "search_docs"
     ]
     assert queries[:2] == ["What is the zorblax frobnication?", "zorblax frobnication"]
-
-
-def test_with_an_embedder_it_opens_the_hits_whose_snippets_are_closest_in_meaning() -> None:
-    question = analyse(QUESTION)
-    filler = "with the old toll house, the ferry pier, the harbour wall and the signal tower"
-    snippets = [
-        f"The Larkspur Bridge was designed in {year} {filler}." for year in (1901, 1902, 1903)
-    ]
-    snippets.append("Who designed the Larkspur Bridge? Mara Quinn designed the Larkspur Bridge.")
-    hits = [Hit("d1", f"c{rank}", snippet) for rank, snippet in enumerate(snippets)]
-    turn = Turn(question=QUESTION, queries=[QUESTION], searches=[hits])
-
-    def opened(similarity: SentenceSimilarity | None) -> list[str]:
-        calls = plan(turn, question, Budget(5, 5), similarity=similarity)
-        return [arguments["chunkId"] for name, arguments in calls if name == "open_citation"]
-
-    # Every snippet holds every question term: by search rank alone the last is not opened.
-    assert opened(None) == ["c0", "c1", "c2"]
-    assert "c3" in opened(SentenceSimilarity(HashingEmbedder(256)))

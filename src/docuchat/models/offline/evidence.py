@@ -22,6 +22,7 @@ from docuchat.models.offline.words import (
     DIGIT,
     MONTHS,
     NUMBER_WORDS,
+    ORDINAL,
     TOKEN,
     YEAR,
     capitalised,
@@ -214,7 +215,8 @@ def holds_answer_type(s: Sentence, q: Question) -> bool:
     asked = set(q.words)
     new = [w for w in s.words if w not in asked]
     if q.answer_type == "date":
-        return any(YEAR.match(w) or w in MONTHS or w in ("century", "centuries") for w in new)
+        dated = (YEAR.match(w) or ORDINAL.match(w) or w in MONTHS for w in new)
+        return any(dated) or any(w in ("century", "centuries") for w in new)
     if q.answer_type == "number":
         return any(DIGIT.search(w) or w in NUMBER_WORDS for w in new)
     return any(t not in asked for t in capitalised(s.text))

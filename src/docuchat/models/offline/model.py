@@ -76,7 +76,7 @@ class OfflineModel:
         question = analyse(turn.question, turn.earlier_questions)
         offered = {t.name for t in request.tools} if request.tool_choice != "none" else set()
         if {SEARCH, OPEN} <= offered:
-            planned = plan(turn, question, self.budget, similarity=self.similarity)
+            planned = plan(turn, question, self.budget, by_meaning=self.similarity is not None)
             if planned:
                 return _tool_calls(planned, turn)
         text = compose_answer(

@@ -1,7 +1,5 @@
 """The next tool calls: search the question (its key words, or the question as asked when
-the model ranks by meaning too), refine once if needed, open the most promising passages
-(by search rank, the question terms their snippets show and, with an embedder, the
-snippets' similarity to the question)."""
+the model ranks by meaning too), refine once if needed, open the most promising passages."""
 
 from __future__ import annotations
 
@@ -9,14 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docuchat.models.offline.question import Question
-from docuchat.models.offline.similarity import SentenceSimilarity
 from docuchat.models.offline.transcript import OPEN, SEARCH, Hit, Turn
 from docuchat.models.offline.words import numbers, stem, stems
 
 MAX_OPENS = 3  # the runtime keeps only the last three opened passages in full
-# Per unit of cosine similarity of snippet and question; any weight from 0.5 to 3 opened the
-# gold paragraph more often on the training paragraphs of the SQuAD dev set (see the README).
-SNIPPET_DENSE_WEIGHT = 2.0
 
 Call = tuple[str, dict[str, str]]
 
@@ -27,30 +21,22 @@ class Budget:
     steps: int
 
 
-def plan(
-    turn: Turn,
-    question: Question,
-    budget: Budget,
-    *,
-    similarity: SentenceSimilarity | None = None,
-) -> list[Call]:
-    """The next tool calls, or none when it is time to answer. With ``similarity`` (the
-    model ranks by an embedder too) it searches the question as asked (a hybrid search's
-    vectors find more by the whole question than by its key words) and ranks the hits to
-    open by their snippets' similarity to the question too."""
+def plan(turn: Turn, question: Question, budget: Budget, *, by_meaning: bool = False) -> list[Call]:
+    """The next tool calls, or none when it is time to answer. ``by_meaning``: the model
+    ranks by an embedder too, so it searches the question as asked (a hybrid search's
+    vectors find more by the whole question than by its key words)."""
     calls_left = budget.tool_calls - turn.tool_calls
     steps_left = budget.steps - turn.steps - 1  # keep the last step for the answer
     if calls_left <= 0 or steps_left <= 0 or turn.opened or not question.text.strip():
         return []
     if not turn.queries:
         asked, keywords = _queries(question)
-        query = asked if similarity is not None else keywords
-        return [(SEARCH, {"query": query or question.text})]
+        return [(SEARCH, {"query": (asked if by_meaning else keywords) or question.text})]
     if len(turn.queries) == 1 and calls_left >= 2 and steps_left >= 2:
         refined = _refined_query(turn, question)
         if refined:
             return [(SEARCH, {"query": refined})]
-    hits = _rank_hits([h for search in turn.searches for h in search], question, similarity)
+    hits = _rank_hits([h for search in turn.searches for h in search], question)
     return [
         (OPEN, {"docId": h.doc_id, "chunkId": h.chunk_id}) for h in hits[:MAX_OPENS][:calls_left]
     ]
@@ -76,20 +62,14 @@ def _refined_query(turn: Turn, question: Question) -> str | None:
     return next((q for q in candidates if q and q.casefold() not in used), None)
 
 
-def _rank_hits(
-    hits: Sequence[Hit], question: Question, similarity: SentenceSimilarity | None
-) -> list[Hit]:
-    """Distinct hits; a snippet holding more of the question's terms, or closer to it in
-    meaning, moves a hit up."""
+def _rank_hits(hits: Sequence[Hit], question: Question) -> list[Hit]:
+    """Distinct hits; a snippet holding more of the question's terms moves a hit up."""
     unique = list({h.chunk_id: h for h in hits}.values())
     total = sum(question.terms.values()) or 1.0
-    dense = [0.0] * len(unique)
-    if similarity is not None and unique:
-        dense = similarity(question.text, [h.snippet for h in unique])
 
     def key(item: tuple[int, Hit]) -> float:
         rank, hit = item
         covered = sum(question.terms[t] for t in question.terms.keys() & stems(hit.snippet))
-        return covered / total + 1.0 / (1 + rank) + SNIPPET_DENSE_WEIGHT * dense[rank]
+        return covered / total + 1.0 / (1 + rank)
 
     return [hit for _, hit in sorted(enumerate(unique), key=key, reverse=True)]

@@ -38,6 +38,7 @@ _TYPE_CUES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     ("name", re.compile(r"\b(who|whom|whose)\b")),
     ("place", re.compile(r"^where\b")),
 )
+_YES_NO = re.compile(r"^(do|does|did|is|are|was|were|can|could|has|have|had|will|would|should)\b")
 _LONG_ANSWER = re.compile(r"\b(list|summari[sz]e|summary|explain|describe|details?)\b")
 
 
@@ -61,6 +62,9 @@ class Question:
     answer_type: AnswerType
     negated: bool
     wants_more: bool
+    yes_no: bool = False
+    """Asked with a verb first ("Does the company offer…?"): whether the documents say it
+    (not a choice: "Is it abstract or concrete?")."""
 
 
 def analyse(question: str, earlier: Sequence[str] = ()) -> Question:
@@ -90,21 +94,25 @@ def analyse(question: str, earlier: Sequence[str] = ()) -> Question:
         answer_type=next((kind for kind, cue in _TYPE_CUES if cue.search(lowered)), None),
         negated=negated(question),
         wants_more=bool(_LONG_ANSWER.search(lowered)),
+        yes_no=bool(_YES_NO.match(lowered.lstrip())) and " or " not in lowered,
     )
 
 
 _WH = frozenset("what which whose".split())
+# A verb's past form ends the kind asked for: "which newspaper | defined southern California".
+_VERB_FORM = re.compile(r"..ed$")
 
 
 def _asked_for(said: Sequence[str]) -> tuple[str, ...]:
-    """The key words right after "what", "which" or "whose", before any other word: the kind
-    of thing asked for, which the documents name by the answer itself, not by that word."""
+    """The key words right after "what", "which" or "whose", before any other word or verb:
+    the kind of thing asked for, which the documents name by the answer itself, not by that
+    word."""
     for i, word in enumerate(said):
         if word in _WH:
             following = [w for w in said[i + 1 :] if w not in FRAMING and w != "of"]
             head = []
             for w in following:
-                if not is_key(w):
+                if not is_key(w) or _VERB_FORM.search(w):
                     break
                 head.append(stem(w))
             return tuple(head)

@@ -35,6 +35,7 @@ _NUMBERED_TOKEN = re.compile(rf"{_NUMBER}|[^\W\d_]+(?:['’][^\W_]+)*")
 _NUMBER_ONLY = re.compile(_NUMBER)
 DIGIT = re.compile(r"\d")
 YEAR = re.compile(r"^(1\d{3}|20\d{2})s?$")
+ORDINAL = re.compile(r"^\d+(st|nd|rd|th)$")  # "the 11th" (century)
 _POSSESSIVE = re.compile(r"['’]s?$")
 _WEAK_NEGATION = re.compile(r"\b(or not|may or may not)\b")
 
