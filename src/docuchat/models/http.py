@@ -24,7 +24,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
-import orjson
 from aiohttp.http_exceptions import ContentEncodingError
 
 from docuchat.errors import (
@@ -34,6 +33,7 @@ from docuchat.errors import (
     ModelHTTPError,
     ModelResponseError,
 )
+from docuchat.models import wire_json
 from docuchat.models.base import ToolCall
 from docuchat.models.http_pool import HTTPPool
 
@@ -310,7 +310,7 @@ class ProviderClient:
         try:
             response = await session.post(
                 self.base_url + path,
-                data=json_bytes(payload),
+                data=wire_json.dumps_bytes(payload),
                 headers=self.headers,
                 timeout=self.timeout,
             )
@@ -329,15 +329,6 @@ class ProviderClient:
             provider_message(body, response.reason),
             retry_after=retry_after_seconds(response.headers),
         )
-
-
-def json_bytes(payload: Mapping[str, Any]) -> bytes:
-    """Compact UTF-8 JSON, as providers' own SDKs send it (and as token estimates assume).
-
-    orjson: a request carries the whole transcript and the tool schemas, and
-    the stdlib encoder was the largest JSON cost of a served conversation.
-    """
-    return orjson.dumps(payload)
 
 
 async def _lines(content: aiohttp.StreamReader) -> AsyncIterator[str]:
@@ -387,7 +378,6 @@ __all__ = [
     "decode_event",
     "error_message",
     "iter_sse",
-    "json_bytes",
     "make_tool_call",
     "new_call_id",
     "provider_message",

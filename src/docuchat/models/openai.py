@@ -17,9 +17,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
-import orjson
 
 from docuchat.errors import ModelResponseError
+from docuchat.models import wire_json
 from docuchat.models.base import (
     AssistantMessage,
     ModelRequest,
@@ -149,7 +149,7 @@ def _wire_tool_call(call: ToolCall) -> dict[str, Any]:
     return {
         "id": call.id,
         "type": "function",
-        "function": {"name": call.name, "arguments": orjson.dumps(dict(call.arguments)).decode()},
+        "function": {"name": call.name, "arguments": wire_json.dumps(dict(call.arguments))},
     }
 
 

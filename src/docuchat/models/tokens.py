@@ -21,8 +21,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-import orjson
-
+from docuchat.models import wire_json
 from docuchat.models.base import (
     AssistantMessage,
     Message,
@@ -36,8 +35,7 @@ JSON_CHARS_PER_TOKEN = 2.8
 
 
 def _json_chars(value: Any) -> int:
-    # Compact and unescaped, as the adapters put JSON on the wire (orjson).
-    return len(orjson.dumps(value).decode())
+    return len(wire_json.dumps(value))  # as the adapters put it on the wire
 
 
 def message_tokens(message: Message) -> float:
