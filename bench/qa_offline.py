@@ -7,17 +7,19 @@ judged once (``offline.answer.assess``): the answer it gives when it answers
 another question (``offline.doubts.signs``). Whether it answers is then only a
 matter of the doubt weights and the threshold, so these are fitted here:
 
-- weights: a logistic regression of "unanswerable" on the signs, over the
-  training questions (by default those of two paragraphs in three of every
-  article; every third paragraph, from the third on, is held out, its
-  answerable and unanswerable questions together), each weight kept on the
-  side its sign stands for (a doubt adds, a reworded question word
-  subtracts), and drawn towards a prior (every doubt
-  sign worth one unit of log-odds, a reworded word minus half a unit): a sign
-  that two articles rarely show keeps about its prior weight instead of none,
-  which is what lets the fit carry over to other articles (crowd workers wrote
-  each article's questions in their own style; with no prior, a fit on two
-  articles declines half as many of the third's unanswerable questions);
+- weights: a logistic regression of "unanswerable" on the doubt (the signs of
+  contrary evidence, plus those that rest on a missing word less the reworded
+  words, at least zero: ``offline.doubts.doubt``), over the training questions
+  (by default those of two paragraphs in three of every article; every third
+  paragraph, from the third on, is held out, its answerable and unanswerable
+  questions together), each weight kept on the side its sign stands for (a
+  doubt adds, a reworded question word subtracts), and drawn towards a prior
+  (every doubt sign worth one unit of log-odds, a reworded word minus half a
+  unit): a sign that two articles rarely show keeps about its prior weight
+  instead of none, which is what lets the fit carry over to other articles
+  (crowd workers wrote each article's questions in their own style; with no
+  prior, a fit on two articles declines half as many of the third's
+  unanswerable questions);
 - threshold: the one that best meets the issue's three goals at once on the
   training questions (the largest smallest ratio of answer_match / 0.65,
   citation_match / 0.85 and abstained / 0.5);
@@ -58,7 +60,7 @@ from docuchat.evals.qa import (
 )
 from docuchat.models.offline import OfflineModel
 from docuchat.models.offline.answer import assess
-from docuchat.models.offline.doubts import DOUBT_THRESHOLD, WEIGHTS
+from docuchat.models.offline.doubts import DOUBT_THRESHOLD, OFFSET_BY_REWORDING, WEIGHTS
 from docuchat.models.offline.question import analyse
 from docuchat.models.offline.transcript import read_turn
 from docuchat.research import ResearchAgent
@@ -70,6 +72,9 @@ DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "squad2_dev_3ar
 HELD_OUT_EVERY = 3  # every third paragraph of each article is held out
 SIGNS = tuple(WEIGHTS)
 SUBTRACTING = frozenset({"reworded"})
+REWORDED = SIGNS.index("reworded")
+OFFSET = np.array([s in OFFSET_BY_REWORDING for s in SIGNS])
+CONTRARY = ~OFFSET & (np.arange(len(SIGNS)) != REWORDED)
 PRIOR = np.array([-0.5 if sign in SUBTRACTING else 1.0 for sign in SIGNS])
 PRIOR_STRENGTH = 0.1
 GOALS = {"answer_match": 0.65, "citation_match": 0.85, "abstained": 0.5}
@@ -137,9 +142,20 @@ async def judge_all(dataset: SquadDataset, embedder: Embedder | None) -> list[Ju
 
 
 # ── fitting ─────────────────────────────────────────────────────────────────
+def doubts(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``offline.doubts.doubt`` of each row of signs ``x``."""
+    found: np.ndarray = x[:, CONTRARY] @ w[CONTRARY] + np.maximum(0.0, _offset_part(x, w))
+    return found
+
+
+def _offset_part(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    part: np.ndarray = x[:, OFFSET] @ w[OFFSET] + x[:, REWORDED] * w[REWORDED]
+    return part
+
+
 def fit_weights(judged: list[Judged]) -> np.ndarray:
-    """Logistic regression of "unanswerable" on the signs, by projected gradient descent:
-    each weight stays on its sign's side of zero, drawn towards its prior."""
+    """Logistic regression of "unanswerable" on the doubt, by projected (sub)gradient
+    descent: each weight stays on its sign's side of zero, drawn towards its prior."""
     used = [j for j in judged if j.considered]
     x = np.array([j.signs for j in used])
     y = np.array([not j.answerable for j in used], dtype=float)
@@ -147,8 +163,10 @@ def fit_weights(judged: list[Judged]) -> np.ndarray:
     lower = np.array([-np.inf if s in SUBTRACTING else 0.0 for s in SIGNS])
     upper = np.array([0.0 if s in SUBTRACTING else np.inf for s in SIGNS])
     for _ in range(20_000):
-        p = 1 / (1 + np.exp(-(x @ w + bias)))
-        gradient = x.T @ (p - y) / len(y) + PRIOR_STRENGTH * (w - PRIOR)
+        p = 1 / (1 + np.exp(-(doubts(x, w) + bias)))
+        # The offset signs and the reworded words count where their part is above zero.
+        counted = x * np.where(CONTRARY, 1.0, (_offset_part(x, w) > 0)[:, None])
+        gradient = counted.T @ (p - y) / len(y) + PRIOR_STRENGTH * (w - PRIOR)
         w = np.clip(w - 0.5 * gradient, lower, upper)
         bias -= 0.5 * float(np.mean(p - y))
     return w
@@ -159,7 +177,7 @@ def figures(judged: list[Judged], weights: np.ndarray, threshold: float) -> dict
     unanswerable = [j for j in judged if not j.answerable]
 
     def answers(j: Judged) -> bool:
-        return j.considered and float(j.signs @ weights) < threshold
+        return j.considered and float(doubts(j.signs[None, :], weights)[0]) < threshold
 
     return {
         "answer_match": _mean(answers(j) and j.answer_match for j in answerable),
@@ -171,8 +189,9 @@ def figures(judged: list[Judged], weights: np.ndarray, threshold: float) -> dict
 
 def best_threshold(judged: list[Judged], weights: np.ndarray) -> float:
     """The threshold whose figures come closest to meeting every goal at once."""
-    doubts = sorted({float(j.signs @ weights) for j in judged if j.considered})
-    candidates = [(a + b) / 2 for a, b in pairwise(doubts)]
+    considered = np.array([j.signs for j in judged if j.considered])
+    levels = sorted({float(d) for d in doubts(considered, weights)})
+    candidates = [(a + b) / 2 for a, b in pairwise(levels)]
 
     def attainment(threshold: float) -> float:
         found = figures(judged, weights, threshold)
@@ -182,10 +201,14 @@ def best_threshold(judged: list[Judged], weights: np.ndarray) -> float:
 
 
 def fitted(training: list[Judged]) -> tuple[np.ndarray, float]:
-    """Weights and threshold fitted on the training questions, scaled to abstain at 1."""
+    """Weights and threshold fitted on the training questions, scaled to abstain at 1. A
+    sign that no answerable training question shows abstains alone: nothing argues against
+    it, and the scaling would otherwise leave a rare sign a hair below the threshold."""
     weights = fit_weights(training)
-    threshold = best_threshold(training, weights)
-    return weights / threshold, 1.0
+    weights /= best_threshold(training, weights)
+    shown = np.array([j.signs > 0 for j in training if j.answerable]).any(axis=0)
+    unopposed = ~shown & (np.arange(len(SIGNS)) != REWORDED)
+    return np.where(unopposed, np.maximum(weights, 1.0), weights), 1.0
 
 
 def _mean(values: Any) -> float:

@@ -14,7 +14,7 @@ import pytest
 
 from docuchat.models.offline import ABSTAIN, PREFIX
 from docuchat.models.offline.answer import assess, compose_answer
-from docuchat.models.offline.doubts import DOUBT_THRESHOLD, doubt
+from docuchat.models.offline.doubts import DOUBT_THRESHOLD, WEIGHTS, doubt
 from docuchat.models.offline.question import analyse
 from docuchat.models.offline.transcript import Passage
 
@@ -101,15 +101,34 @@ def signs_of(question: str, text: str) -> dict[str, float]:
     return judged.signs
 
 
+# Fitted a little below the threshold: alone they answer, beside another sign they abstain.
+ADDING_TO_OTHERS = frozenset({"kind_unknown", "answer_type_missing"})
+
+
 @pytest.mark.parametrize("case", list(CASES))
 def test_a_sign_marks_the_changed_question_and_not_its_twin(case: str) -> None:
     sign, text, changed, twin = CASES[case]
     passage = [Passage(1, "c1", text)]
+    quoted = f"{PREFIX}“{text}” [1]"
 
     assert signs_of(changed, text)[sign] == 1.0
     assert signs_of(twin, text)[sign] == 0.0
-    assert compose_answer(analyse(twin), passage) == f"{PREFIX}“{text}” [1]"
-    assert compose_answer(analyse(changed), passage) == ABSTAIN
+    assert compose_answer(analyse(twin), passage) == quoted
+    alone = quoted if sign in ADDING_TO_OTHERS else ABSTAIN
+    assert compose_answer(analyse(changed), passage) == alone
+
+
+def test_rewording_offsets_only_the_signs_that_rest_on_a_missing_word() -> None:
+    text = "In 1994 the bridge was repainted. Mara Quinn designed it in 1990."
+    negated = signs_of("Who did not engineer the crossing that was repainted in 1994?", text)
+    assert negated["negation_added"] == 1.0 and negated["reworded"] == 2.0
+    # An added "not" is contrary evidence: "engineer" and "crossing" do not explain it away.
+    assert doubt(negated) == WEIGHTS["negation_added"] >= DOUBT_THRESHOLD
+    # A changed word may be a rewording: one more reworded word explains it, never below 0.
+    assert doubt({"word_changed": 1.0, "reworded": 1.0}) < DOUBT_THRESHOLD
+    assert doubt({"word_changed": 1.0, "reworded": 9.0}) == 0.0
+    both = {"negation_added": 1.0, "word_changed": 1.0, "reworded": 9.0}
+    assert doubt(both) == WEIGHTS["negation_added"]
 
 
 def test_a_word_left_out_between_two_terms_that_meet_elsewhere_is_no_changed_word() -> None:
@@ -134,7 +153,9 @@ def test_a_qualifier_nothing_read_uses_is_another_kind_not_a_rewording() -> None
     signs = signs_of("Which dental insurance does Larkspur provide?", text)
     assert signs["reworded"] == 0.0  # "dental": the passage qualifies insurance otherwise
     assert signs["qualifier_unknown"] == 0.0  # a sign of its own for yes/no questions only
-    assert doubt(signs) >= DOUBT_THRESHOLD
+    assert signs["kind_unknown"] == 1.0
+    yes_no = signs_of("Does Larkspur provide dental insurance?", text)
+    assert yes_no["reworded"] == 0.0 and doubt(yes_no) >= DOUBT_THRESHOLD
 
 
 def test_a_list_item_quoted_with_its_introduction_counts_as_stated() -> None:
