@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+pytest_plugins = ["pg_fixtures"]  # a session PostgreSQL server, for the store and server tests
+
 _real_connect = socket.socket.connect
 _real_connect_ex = socket.socket.connect_ex
 

@@ -1,45 +1,82 @@
-"""The accounts store on a real SQLite file: keys, conversations and upload jobs, by owner."""
+"""The accounts store on both backends: keys, conversations and upload jobs, by owner.
+
+Each test runs on a real SQLite file and on a real PostgreSQL database (a
+schema of the session's server).
+"""
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import replace
+from contextlib import closing
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
+import psycopg
 import pytest
 
 from docuchat.corpus.ingest import IngestedFile, SkippedFile
-from docuchat.errors import AuthError, ConfigError, NotFound, StoreError
+from docuchat.errors import AuthError, NotFound, StoreError
 from docuchat.store import open_store
-from docuchat.store.accounts import SQLiteAccounts, Turn, open_accounts
+from docuchat.store.accounts import Accounts, Turn, open_accounts
+from docuchat.store.postgres import PostgresStore
+from docuchat.store.postgres_accounts import PostgresAccounts
+from docuchat.store.postgres_schema import MIGRATIONS
+from docuchat.store.waiting import WouldWait, never_wait
+
+
+@dataclass(frozen=True)
+class Database:
+    """An empty database of one backend, and a way to look inside it."""
+
+    backend: str
+    location: str  # a SQLite file path or a postgresql:// URL
+
+    def rows(self, query: str) -> list[tuple[Any, ...]]:
+        if self.backend == "sqlite":
+            with closing(sqlite3.connect(self.location)) as db:
+                return db.execute(query).fetchall()
+        with psycopg.connect(self.location) as conn:
+            return conn.execute(query).fetchall()
+
+    def tables(self) -> set[str]:
+        query = (
+            "SELECT name FROM sqlite_master WHERE type = 'table'"
+            if self.backend == "sqlite"
+            else "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()"
+        )
+        return {name for (name,) in self.rows(query)}
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Database:
+    if request.param == "sqlite":
+        return Database("sqlite", str(tmp_path / "docuchat.db"))
+    return Database("postgres", request.getfixturevalue("postgres_url"))
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "docuchat.db"
-
-
-@pytest.fixture
-def accounts(db: Path) -> Iterator[SQLiteAccounts]:
-    accounts = SQLiteAccounts(db)
+def accounts(database: Database) -> Iterator[Accounts]:
+    accounts = open_accounts(database.location)
     yield accounts
     accounts.close()
 
 
 def test_a_new_key_authenticates_its_user_and_only_its_hash_is_stored(
-    accounts: SQLiteAccounts, db: Path
+    accounts: Accounts, database: Database
 ) -> None:
     user, key = accounts.add_user("alice")
     assert accounts.authenticate(key) == user
     secret = key.split("_", 2)[2]
-    rows = sqlite3.connect(db).execute("SELECT key_id, secret_sha256 FROM api_keys").fetchall()
+    rows = database.rows("SELECT key_id, secret_sha256 FROM api_keys")
     assert rows == [(key.split("_")[1], hashlib.sha256(secret.encode()).hexdigest())]
-    assert secret not in db.read_bytes().decode("latin-1")
+    everything = database.rows("SELECT * FROM api_keys") + database.rows("SELECT * FROM users")
+    assert secret not in repr(everything)
 
 
-def test_wrong_malformed_and_foreign_keys_are_refused(accounts: SQLiteAccounts) -> None:
+def test_wrong_malformed_and_foreign_keys_are_refused(accounts: Accounts) -> None:
     _, key = accounts.add_user("alice")
     tampered = key[:-1] + ("A" if key[-1] != "A" else "B")
     for bad in (tampered, "dc_000000000000_" + key[-43:], "Bearer " + key, "", "dc_x_y"):
@@ -47,7 +84,7 @@ def test_wrong_malformed_and_foreign_keys_are_refused(accounts: SQLiteAccounts) 
             accounts.authenticate(bad)
 
 
-def test_every_key_of_a_user_works(accounts: SQLiteAccounts) -> None:
+def test_every_key_of_a_user_works(accounts: Accounts) -> None:
     user, first = accounts.add_user("alice")
     second = accounts.new_key("alice")
     assert first != second
@@ -56,47 +93,53 @@ def test_every_key_of_a_user_works(accounts: SQLiteAccounts) -> None:
         accounts.new_key("nobody")
 
 
-def test_user_names_are_unique_and_checked(accounts: SQLiteAccounts) -> None:
-    accounts.add_user("alice")
+def test_user_names_are_unique_and_checked(accounts: Accounts) -> None:
+    alice, _ = accounts.add_user("alice")
     with pytest.raises(StoreError, match="already exists"):
         accounts.add_user("alice")
     for bad in ("", "-dash", "has space", "x" * 65, "semi;colon"):
         with pytest.raises(StoreError, match="invalid user name"):
             accounts.add_user(bad)
-    assert [u.name for u in accounts.list_users()] == ["alice"]
+    bob, _ = accounts.add_user("bob")
+    assert accounts.list_users() == [alice, bob]
 
 
-def test_accounts_share_the_document_database(db: Path) -> None:
-    store = open_store(db)
-    accounts = open_accounts(db)
+def test_accounts_share_the_document_database(database: Database) -> None:
+    store = open_store(database.location)
+    accounts = open_accounts(database.location)
     try:
-        tables = {name for (name,) in sqlite3.connect(db).execute("SELECT name FROM sqlite_master")}
-        assert {"documents", "users", "api_keys", "conversations", "turns", "upload_jobs"} <= tables
+        assert {"documents", "users", "api_keys", "conversations", "turns", "upload_jobs"} <= (
+            database.tables()
+        )
     finally:
         accounts.close()
         store.close()
 
 
-def test_a_postgres_url_is_a_config_error() -> None:
-    with pytest.raises(ConfigError):
-        open_accounts("postgresql://localhost/docuchat")
-
-
-def test_conversations_keep_their_turns_and_belong_to_one_owner(accounts: SQLiteAccounts) -> None:
+def test_conversations_keep_their_turns_and_belong_to_one_owner(accounts: Accounts) -> None:
     conversation = accounts.create_conversation("alice", "Highlands")
     citation = {"n": 1, "title": "Valuation", "span": [0, 10], "verified": True}
     accounts.add_turn("alice", conversation.id, Turn("Q1?", "A1 [1]", (citation,), "answered"))
     accounts.add_turn("alice", conversation.id, Turn("Q2?", "", (), "cancelled"))
 
     stored = accounts.get_conversation("alice", conversation.id)
+    assert (stored.id, stored.title, stored.created_at) == (
+        conversation.id,
+        "Highlands",
+        conversation.created_at,
+    )
     assert [(t.question, t.answer, t.outcome) for t in stored.turns] == [
         ("Q1?", "A1 [1]", "answered"),
         ("Q2?", "", "cancelled"),
     ]
     assert stored.turns[0].citations == (citation,)
-    assert stored.updated_at >= conversation.updated_at
+    assert stored.updated_at == stored.turns[-1].created_at > conversation.updated_at
     [summary] = accounts.list_conversations("alice")
-    assert (summary.id, summary.turn_count) == (conversation.id, 2)
+    assert (summary.id, summary.turn_count, summary.updated_at) == (
+        conversation.id,
+        2,
+        stored.updated_at,
+    )
 
     assert accounts.list_conversations("bob") == []
     for action in (
@@ -111,9 +154,11 @@ def test_conversations_keep_their_turns_and_belong_to_one_owner(accounts: SQLite
     accounts.delete_conversation("alice", conversation.id)
     with pytest.raises(NotFound):
         accounts.get_conversation("alice", conversation.id)
+    with pytest.raises(NotFound):
+        accounts.delete_conversation("alice", conversation.id)
 
 
-def test_conversations_are_listed_most_recent_first(accounts: SQLiteAccounts) -> None:
+def test_conversations_are_listed_most_recent_first(accounts: Accounts) -> None:
     first = accounts.create_conversation("alice", "first")
     second = accounts.create_conversation("alice", "second")
     assert [c.id for c in accounts.list_conversations("alice")] == [second.id, first.id]
@@ -121,10 +166,11 @@ def test_conversations_are_listed_most_recent_first(accounts: SQLiteAccounts) ->
     assert [c.id for c in accounts.list_conversations("alice")] == [first.id, second.id]
 
 
-def test_jobs_record_progress_and_belong_to_one_owner(accounts: SQLiteAccounts) -> None:
+def test_jobs_record_progress_and_belong_to_one_owner(accounts: Accounts) -> None:
     job = accounts.create_job("alice", ["a.md", "b.pdf"])
     assert (job.status, job.done, job.files) == ("queued", 0, ("a.md", "b.pdf"))
-    added = IngestedFile("a.md", "added", "doc1", "A", 1, 2)
+    assert accounts.get_job("alice", job.id) == job
+    added = IngestedFile("a.md", "added", "doc1", "Ä title", 1, 2)
     skipped = SkippedFile("b.pdf", "corrupt file", "the PDF cannot be read")
     accounts.save_job(replace(job, status="done", done=2, documents=(added,), skipped=(skipped,)))
 
@@ -135,19 +181,83 @@ def test_jobs_record_progress_and_belong_to_one_owner(accounts: SQLiteAccounts) 
         (added,),
         (skipped,),
     )
+    assert stored.updated_at > job.updated_at
     with pytest.raises(NotFound):
         accounts.get_job("bob", job.id)
+    accounts.save_job(replace(stored, owner="bob", status="failed"))  # not bob's: no change
+    assert accounts.get_job("alice", job.id) == stored
 
 
-def test_unfinished_jobs_fail_when_the_server_restarts(db: Path) -> None:
-    accounts = open_accounts(db)
+def test_unfinished_jobs_fail_when_the_server_restarts(database: Database) -> None:
+    accounts = open_accounts(database.location)
     queued = accounts.create_job("alice", ["a.md"])
+    running = accounts.create_job("alice", ["b.md"])
+    accounts.save_job(replace(running, status="running"))
+    done = accounts.create_job("alice", ["c.md"])
+    accounts.save_job(replace(done, status="done", done=1))
     accounts.close()
 
-    reopened = open_accounts(db)
+    reopened = open_accounts(database.location)
     try:
-        assert reopened.fail_unfinished_jobs("server restarted") == 1
-        job = reopened.get_job("alice", queued.id)
-        assert (job.status, job.error) == ("failed", "server restarted")
+        assert reopened.fail_unfinished_jobs("server restarted") == 2
+        for job in (queued, running):
+            stored = reopened.get_job("alice", job.id)
+            assert (stored.status, stored.error) == ("failed", "server restarted")
+        assert reopened.get_job("alice", done.id).status == "done"
+        assert reopened.fail_unfinished_jobs("server restarted") == 0
     finally:
         reopened.close()
+
+
+# -- PostgreSQL only ---------------------------------------------------------------------
+
+
+def test_no_postgres_call_runs_under_never_wait(postgres_url: str) -> None:
+    """On an event loop every call moves to a thread, before it touches the network."""
+    accounts = open_accounts(postgres_url)
+    try:
+        user, key = accounts.add_user("alice")
+        conversation = accounts.create_conversation("alice", "Q")
+        job = accounts.create_job("alice", ["a.md"])
+        calls = [
+            lambda: accounts.add_user("bob"),
+            lambda: accounts.new_key("alice"),
+            accounts.list_users,
+            lambda: accounts.authenticate(key),
+            lambda: accounts.create_conversation("alice", "another"),
+            lambda: accounts.list_conversations("alice"),
+            lambda: accounts.get_conversation("alice", conversation.id),
+            lambda: accounts.add_turn("alice", conversation.id, Turn("Q", "A", (), "answered")),
+            lambda: accounts.delete_conversation("alice", conversation.id),
+            lambda: accounts.create_job("alice", ["b.md"]),
+            lambda: accounts.get_job("alice", job.id),
+            lambda: accounts.save_job(replace(job, status="done")),
+            lambda: accounts.fail_unfinished_jobs("gone"),
+        ]
+        with never_wait():
+            for call in calls:
+                with pytest.raises(WouldWait):
+                    call()
+        assert accounts.list_users() == [user]
+        assert [c.id for c in accounts.list_conversations("alice")] == [conversation.id]
+        assert accounts.get_conversation("alice", conversation.id).turns == ()
+        assert accounts.get_job("alice", job.id) == job
+    finally:
+        accounts.close()
+
+
+def test_accounts_and_store_share_one_migrations_table(postgres_url: str) -> None:
+    accounts = open_accounts(postgres_url)
+    store = open_store(postgres_url)
+    try:
+        assert isinstance(accounts, PostgresAccounts) and isinstance(store, PostgresStore)
+        assert accounts.applied_migrations == [fn.__name__ for fn in MIGRATIONS]
+        assert store.applied_migrations == []
+    finally:
+        store.close()
+        accounts.close()
+
+
+def test_an_unreachable_server_is_a_store_error() -> None:
+    with pytest.raises(StoreError, match="cannot open the PostgreSQL database"):
+        open_accounts("postgresql://docuchat@127.0.0.1:1/docuchat")

@@ -2,21 +2,18 @@
 
 A test that takes ``store`` or ``backend`` runs once per backend, unless it
 also takes ``db_path`` (it then looks inside a SQLite file and runs on SQLite
-only). One PostgreSQL server (pgserver) serves the whole session; each store
-gets a schema of its own, so tests never see each other's rows.
+only). PostgreSQL databases come from ``tests/pg_fixtures.py``: one server for
+the session, a schema of its own for each store.
 """
 
 from __future__ import annotations
 
-import itertools
 import sqlite3
-import warnings
 from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import psycopg
 import pytest
@@ -25,13 +22,9 @@ from docuchat.corpus.chunking import chunk_document
 from docuchat.corpus.parse import content_hash
 from docuchat.corpus.types import Block, Chunk, ParsedDocument
 from docuchat.store import AddResult, Store, open_store
-
-with warnings.catch_warnings():  # pgserver warns on import that XDG_RUNTIME_DIR is unset
-    warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")
-    import pgserver
+from pg_fixtures import new_database
 
 BACKENDS = ("sqlite", "postgres")
-_schemas = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -128,26 +121,11 @@ class Backend:
         assert per_owner == [], "owner_stats disagree with the chunks"
 
 
-@pytest.fixture(scope="session")
-def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A PostgreSQL 16 server with pgvector for the session; yields its URL."""
-    server = pgserver.get_server(tmp_path_factory.mktemp("postgres"), cleanup_mode="stop")
-    url: str = server.get_uri()
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")  # once, in public, for all schemas
-    yield url
-    server.cleanup()
-
-
 def make_backend(name: str, folder: Path, request: pytest.FixtureRequest) -> Backend:
     """An empty database: a file in ``folder``, or a new schema on the session's server."""
     if name == "sqlite":
         return Backend(name, str(folder / "data" / "docuchat.db"))
-    url: str = request.getfixturevalue("postgres_server")
-    schema = f"test_{next(_schemas)}"
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-    return Backend(name, f"{url}&options={quote(f'-c search_path={schema},public')}")
+    return Backend(name, new_database(request.getfixturevalue("postgres_server")))
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

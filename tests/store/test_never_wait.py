@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from docuchat.store.accounts import SQLiteAccounts
-from docuchat.store.sqlite_file import BUSY_TIMEOUT_S, WouldWait, never_wait
+from docuchat.store.sqlite_file import BUSY_TIMEOUT_S
+from docuchat.store.waiting import WouldWait, never_wait
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from fastapi.concurrency import run_in_threadpool
 
-from docuchat.store.sqlite_file import WouldWait, never_wait
+from docuchat.store.waiting import WouldWait, never_wait
 
 T = TypeVar("T")
 

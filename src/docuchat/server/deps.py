@@ -6,12 +6,14 @@ worker thread, a hop that costs more than the lookup itself.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from docuchat.errors import AuthError
+from docuchat.server.db_calls import db_call
 from docuchat.server.services import Services
 from docuchat.store import Store
 from docuchat.store.accounts import Accounts, User
@@ -43,10 +45,11 @@ async def get_current_user(
     accounts: AccountsDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> User:
-    """The key's owner, looked up on the loop (a read: WAL readers never wait)."""
+    """The key's owner: looked up on the loop in SQLite (WAL readers never wait), on a
+    worker thread in PostgreSQL (a network round trip)."""
     if credentials is None:
         raise AuthError("missing API key: send 'Authorization: Bearer <key>'")
-    return accounts.authenticate(credentials.credentials)
+    return await db_call(partial(accounts.authenticate, credentials.credentials))
 
 
 CurrentUser = Annotated[User, Depends(get_current_user)]

@@ -1,8 +1,9 @@
 """The server's own records: users and their API keys, conversations, upload jobs.
 
-:class:`Accounts` says nothing of SQL, so a PostgreSQL backend can implement
-it later; :class:`SQLiteAccounts` keeps the records in the same SQLite file as
-the documents (its tables come from the store's migrations). As in the
+:class:`Accounts` says nothing of SQL: :class:`SQLiteAccounts` keeps the
+records in the same SQLite file as the documents, ``PostgresAccounts``
+(``postgres_accounts``) in the same PostgreSQL database; the tables come from
+each store's migrations. As in the
 document store, every read of a conversation or a job takes the owner, and an
 id that is unknown or someone else's raises the same ``NotFound``.
 
@@ -130,10 +131,49 @@ class Accounts(Protocol):
 
 
 def open_accounts(location: str | Path) -> Accounts:
-    """Open (creating and migrating if needed) the accounts at a SQLite file path."""
+    """Open (creating and migrating if needed) the accounts at a SQLite file path or at a
+    ``postgresql://`` URL (which needs the ``postgres`` extra)."""
     if str(location).startswith(("postgres://", "postgresql://")):
-        raise ConfigError("the PostgreSQL store is not available yet; use a SQLite file path")
+        try:
+            from docuchat.store.postgres_accounts import PostgresAccounts
+        except ImportError as exc:
+            raise ConfigError(
+                "PostgreSQL accounts need the postgres extra: pip install 'docuchat[postgres]'"
+            ) from exc
+        return PostgresAccounts(str(location))
     return SQLiteAccounts(location)
+
+
+# -- what every backend checks the same way ---------------------------------------------
+
+
+def check_user_name(name: str) -> None:
+    if not _NAME.fullmatch(name):
+        raise StoreError(
+            f"invalid user name {name!r}: use 1 to 64 letters, digits, '.', '_' or '-',"
+            " starting with a letter or digit"
+        )
+
+
+def new_api_key() -> tuple[str, str, str]:
+    """A fresh key: its id, its secret's SHA-256 (what is stored) and the key itself."""
+    key_id, secret = secrets.token_hex(6), secrets.token_urlsafe(32)
+    return key_id, _sha256(secret), f"dc_{key_id}_{secret}"
+
+
+def parse_api_key(key: str) -> tuple[str, str]:
+    """A key's id and secret; ``AuthError`` if it is not shaped like a key."""
+    match = _KEY.fullmatch(key)
+    if match is None:
+        raise AuthError("malformed API key")
+    key_id, secret = match.groups()
+    return key_id, secret
+
+
+def check_secret(secret: str, stored_sha256: str | None) -> None:
+    """``AuthError`` unless ``secret`` hashes to the stored hash (compared in constant time)."""
+    if not hmac.compare_digest(_sha256(secret), stored_sha256 or ""):
+        raise AuthError("unknown API key")
 
 
 class SQLiteAccounts:
@@ -150,11 +190,7 @@ class SQLiteAccounts:
     # -- users and keys ------------------------------------------------------
 
     def add_user(self, name: str) -> tuple[User, str]:
-        if not _NAME.fullmatch(name):
-            raise StoreError(
-                f"invalid user name {name!r}: use 1 to 64 letters, digits, '.', '_' or '-',"
-                " starting with a letter or digit"
-            )
+        check_user_name(name)
         user = User(id=name, name=name, created_at=_now())
         with self._write() as db:
             if db.execute("SELECT 1 FROM users WHERE id = ?", (name,)).fetchone():
@@ -178,19 +214,14 @@ class SQLiteAccounts:
             return [User(*row) for row in rows]
 
     def authenticate(self, key: str) -> User:
-        match = _KEY.fullmatch(key)
-        if match is None:
-            raise AuthError("malformed API key")
-        key_id, secret = match.groups()
+        key_id, secret = parse_api_key(key)
         with self._read() as db:
             row = db.execute(
                 "SELECT k.secret_sha256, u.id, u.name, u.created_at FROM api_keys k"
                 " JOIN users u ON u.id = k.user_id WHERE k.key_id = ?",
                 (key_id,),
             ).fetchone()
-        stored = row[0] if row else ""
-        if not hmac.compare_digest(_sha256(secret), stored):
-            raise AuthError("unknown API key")
+        check_secret(secret, row[0] if row else None)
         return User(*row[1:])
 
     # -- conversations -------------------------------------------------------
@@ -312,12 +343,12 @@ class SQLiteAccounts:
 
 
 def _insert_key(db: sqlite3.Connection, user_id: str) -> str:
-    key_id, secret = secrets.token_hex(6), secrets.token_urlsafe(32)
+    key_id, secret_sha256, key = new_api_key()
     db.execute(
         "INSERT INTO api_keys (key_id, user_id, secret_sha256, created_at) VALUES (?, ?, ?, ?)",
-        (key_id, user_id, _sha256(secret), _now()),
+        (key_id, user_id, secret_sha256, _now()),
     )
-    return f"dc_{key_id}_{secret}"
+    return key
 
 
 def _conversation_key(db: sqlite3.Connection, owner: str, conversation_id: str) -> int:

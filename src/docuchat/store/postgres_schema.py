@@ -171,3 +171,79 @@ def m004_embeddings(conn: psycopg.Connection[Any]) -> None:
 def m005_chunk_page_breaks(conn: psycopg.Connection[Any]) -> None:
     # Where later pages begin inside a chunk: [[offset in the document text, page], ...].
     conn.execute("ALTER TABLE chunks ADD COLUMN page_breaks jsonb NOT NULL DEFAULT '[]'")
+
+
+@migration
+def m006_users_and_api_keys(conn: psycopg.Connection[Any]) -> None:
+    # A key is "dc_<key_id>_<secret>": the id finds the row, only the secret's SHA-256 is kept.
+    conn.execute(
+        "CREATE TABLE users (id text PRIMARY KEY, name text NOT NULL UNIQUE,"
+        " created_at timestamptz NOT NULL)"
+    )
+    conn.execute(
+        """
+        CREATE TABLE api_keys (
+            key_id text PRIMARY KEY,
+            user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            secret_sha256 text NOT NULL,
+            created_at timestamptz NOT NULL
+        )
+        """
+    )
+    conn.execute("CREATE INDEX api_keys_user ON api_keys (user_id)")
+
+
+@migration
+def m007_conversations_and_turns(conn: psycopg.Connection[Any]) -> None:
+    conn.execute(
+        """
+        CREATE TABLE conversations (
+            key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            id text NOT NULL UNIQUE,
+            owner text NOT NULL,
+            title text NOT NULL,
+            created_at timestamptz NOT NULL,
+            updated_at timestamptz NOT NULL
+        )
+        """
+    )
+    conn.execute("CREATE INDEX conversations_owner ON conversations (owner, updated_at)")
+    conn.execute(
+        """
+        CREATE TABLE turns (
+            key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            conversation_key bigint NOT NULL REFERENCES conversations (key) ON DELETE CASCADE,
+            question text NOT NULL,
+            answer text NOT NULL,
+            citations jsonb NOT NULL,
+            outcome text NOT NULL,
+            created_at timestamptz NOT NULL
+        )
+        """
+    )
+    conn.execute("CREATE INDEX turns_conversation ON turns (conversation_key)")
+
+
+@migration
+def m008_upload_jobs(conn: psycopg.Connection[Any]) -> None:
+    conn.execute(
+        """
+        CREATE TABLE upload_jobs (
+            id text PRIMARY KEY,
+            owner text NOT NULL,
+            status text NOT NULL,
+            files jsonb NOT NULL,
+            done integer NOT NULL,
+            documents jsonb NOT NULL,
+            skipped jsonb NOT NULL,
+            error text,
+            created_at timestamptz NOT NULL,
+            updated_at timestamptz NOT NULL
+        )
+        """
+    )
+    # fail_unfinished_jobs finds the few unfinished jobs among all the finished ones.
+    conn.execute(
+        "CREATE INDEX upload_jobs_unfinished ON upload_jobs (status)"
+        " WHERE status IN ('queued', 'running')"
+    )

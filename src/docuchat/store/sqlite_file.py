@@ -12,34 +12,14 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from contextvars import ContextVar
 from pathlib import Path
 
 from docuchat.errors import StoreError
 from docuchat.store.migrations import apply_migrations
+from docuchat.store.waiting import WouldWait, may_wait
 
 BASE_PRAGMAS = ("journal_mode = WAL", "synchronous = NORMAL", "foreign_keys = ON")
 BUSY_TIMEOUT_S = 10.0
-
-_NEVER_WAIT: ContextVar[bool] = ContextVar("docuchat_sqlite_never_wait", default=False)
-
-
-class WouldWait(Exception):
-    """A write under :func:`never_wait` found another writer in the way; nothing was written."""
-
-
-@contextmanager
-def never_wait() -> Iterator[None]:
-    """Writes in this block raise :class:`WouldWait` rather than wait for another writer.
-
-    For an event loop: a short write runs in place when the database is free,
-    and moves to a worker thread only when, say, an upload holds the write lock.
-    """
-    token = _NEVER_WAIT.set(True)
-    try:
-        yield
-    finally:
-        _NEVER_WAIT.reset(token)
 
 
 class SQLiteFile:
@@ -103,7 +83,7 @@ class SQLiteFile:
 
     @contextmanager
     def _write_lock(self) -> Iterator[None]:
-        if not _NEVER_WAIT.get():
+        if may_wait():
             with self.lock:
                 yield
             return
@@ -115,7 +95,7 @@ class SQLiteFile:
             self.lock.release()
 
     def _begin_immediate(self) -> None:
-        if not _NEVER_WAIT.get():
+        if may_wait():
             self.db.execute("BEGIN IMMEDIATE")
             return
         self.db.execute("PRAGMA busy_timeout = 0")

@@ -1,0 +1,279 @@
+"""The server's accounts in PostgreSQL, next to the documents of a :class:`PostgresStore`.
+
+Same behaviour as :class:`~docuchat.store.accounts.SQLiteAccounts`, on pooled
+connections; the tables come from ``postgres_schema``'s migrations. Every
+call is a network round trip, so under
+:func:`~docuchat.store.waiting.never_wait` (an event loop) each one raises
+``WouldWait`` before it touches the network, and the caller moves it to a
+worker thread.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict
+from datetime import UTC, datetime
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from docuchat.corpus.ingest import IngestedFile, SkippedFile
+from docuchat.errors import NotFound, StoreError
+from docuchat.store.accounts import (
+    Conversation,
+    ConversationSummary,
+    Turn,
+    UploadJob,
+    User,
+    check_secret,
+    check_user_name,
+    new_api_key,
+    parse_api_key,
+)
+from docuchat.store.postgres_pool import open_migrated_pool
+from docuchat.store.waiting import refuse_under_never_wait
+
+Connection = psycopg.Connection[Any]
+
+_JOB_COLUMNS = "id, owner, status, files, done, documents, skipped, error, created_at, updated_at"
+
+
+class PostgresAccounts:
+    """Accounts in a PostgreSQL database. Thread safe: each call runs on a pooled connection.
+
+    ``conninfo`` is a ``postgresql://`` URL or a libpq ``key=value`` string.
+    """
+
+    def __init__(self, conninfo: str, *, max_connections: int = 10) -> None:
+        self._pool, self.applied_migrations = open_migrated_pool(
+            conninfo, name="docuchat-accounts", max_size=max_connections
+        )
+
+    def close(self) -> None:
+        self._pool.close()
+
+    # -- users and keys ------------------------------------------------------
+
+    def add_user(self, name: str) -> tuple[User, str]:
+        check_user_name(name)
+        now = _now()
+        with self._transaction() as conn:
+            added = conn.execute(
+                "INSERT INTO users (id, name, created_at) VALUES (%s, %s, %s)"
+                " ON CONFLICT DO NOTHING",
+                (name, name, now),
+            )
+            if added.rowcount == 0:
+                raise StoreError(f"user {name!r} already exists")
+            key = _insert_key(conn, name)
+        return User(id=name, name=name, created_at=_text(now)), key
+
+    def new_key(self, name: str) -> str:
+        with self._transaction() as conn:
+            return _insert_key(conn, name)
+
+    def list_users(self) -> list[User]:
+        with self._transaction() as conn:
+            rows = conn.execute(
+                "SELECT id, name, created_at FROM users ORDER BY created_at, id"
+            ).fetchall()
+        return [User(user_id, name, _text(created)) for user_id, name, created in rows]
+
+    def authenticate(self, key: str) -> User:
+        key_id, secret = parse_api_key(key)
+        with self._transaction() as conn:
+            row = conn.execute(
+                "SELECT k.secret_sha256, u.id, u.name, u.created_at FROM api_keys k"
+                " JOIN users u ON u.id = k.user_id WHERE k.key_id = %s",
+                (key_id,),
+            ).fetchone()
+        check_secret(secret, row[0] if row else None)
+        assert row is not None  # check_secret refuses a key that has no row
+        return User(row[1], row[2], _text(row[3]))
+
+    # -- conversations -------------------------------------------------------
+
+    def create_conversation(self, owner: str, title: str) -> Conversation:
+        now = _now()
+        conversation = Conversation(uuid.uuid4().hex[:16], title, _text(now), _text(now), ())
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT INTO conversations (id, owner, title, created_at, updated_at)"
+                " VALUES (%s, %s, %s, %s, %s)",
+                (conversation.id, owner, title, now, now),
+            )
+        return conversation
+
+    def list_conversations(self, owner: str) -> list[ConversationSummary]:
+        with self._transaction() as conn:
+            rows = conn.execute(
+                "SELECT c.id, c.title, c.created_at, c.updated_at,"
+                " (SELECT count(*) FROM turns t WHERE t.conversation_key = c.key)"
+                " FROM conversations c WHERE c.owner = %s"
+                " ORDER BY c.updated_at DESC, c.key DESC",
+                (owner,),
+            ).fetchall()
+        return [
+            ConversationSummary(conversation_id, title, _text(created), _text(updated), count)
+            for conversation_id, title, created, updated, count in rows
+        ]
+
+    def get_conversation(self, owner: str, conversation_id: str) -> Conversation:
+        with self._transaction() as conn:
+            found = conn.execute(
+                "SELECT key, title, created_at, updated_at FROM conversations"
+                " WHERE owner = %s AND id = %s",
+                (owner, conversation_id),
+            ).fetchone()
+            if found is None:
+                raise NotFound(f"no conversation {conversation_id!r}")
+            key, title, created_at, updated_at = found
+            rows = conn.execute(
+                "SELECT question, answer, citations, outcome, created_at FROM turns"
+                " WHERE conversation_key = %s ORDER BY key",
+                (key,),
+            ).fetchall()
+        turns = tuple(
+            Turn(question, answer, tuple(citations), outcome, _text(created))
+            for question, answer, citations, outcome, created in rows
+        )
+        return Conversation(conversation_id, title, _text(created_at), _text(updated_at), turns)
+
+    def delete_conversation(self, owner: str, conversation_id: str) -> None:
+        with self._transaction() as conn:
+            deleted = conn.execute(
+                "DELETE FROM conversations WHERE owner = %s AND id = %s", (owner, conversation_id)
+            )
+            if deleted.rowcount == 0:
+                raise NotFound(f"no conversation {conversation_id!r}")
+
+    def add_turn(self, owner: str, conversation_id: str, turn: Turn) -> None:
+        now = turn.created_at or _now()  # PostgreSQL reads an ISO 8601 string as a timestamp
+        with self._transaction() as conn:
+            found = conn.execute(
+                "UPDATE conversations SET updated_at = %s WHERE owner = %s AND id = %s"
+                " RETURNING key",
+                (now, owner, conversation_id),
+            ).fetchone()
+            if found is None:
+                raise NotFound(f"no conversation {conversation_id!r}")
+            conn.execute(
+                "INSERT INTO turns (conversation_key, question, answer, citations, outcome,"
+                " created_at) VALUES (%s, %s, %s, %s, %s, %s)",
+                (
+                    found[0],
+                    turn.question,
+                    turn.answer,
+                    Jsonb(list(turn.citations)),
+                    turn.outcome,
+                    now,
+                ),
+            )
+
+    # -- upload jobs ---------------------------------------------------------
+
+    def create_job(self, owner: str, files: Sequence[str]) -> UploadJob:
+        now = _now()
+        job = UploadJob(
+            uuid.uuid4().hex[:16],
+            owner,
+            "queued",
+            tuple(files),
+            created_at=_text(now),
+            updated_at=_text(now),
+        )
+        with self._transaction() as conn:
+            conn.execute(
+                f"INSERT INTO upload_jobs ({_JOB_COLUMNS})"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (job.id, owner, *_job_progress(job), now, now),
+            )
+        return job
+
+    def get_job(self, owner: str, job_id: str) -> UploadJob:
+        with self._transaction() as conn:
+            row = conn.execute(
+                f"SELECT {_JOB_COLUMNS} FROM upload_jobs WHERE owner = %s AND id = %s",
+                (owner, job_id),
+            ).fetchone()
+        if row is None:
+            raise NotFound(f"no upload job {job_id!r}")
+        job_id, owner, status, files, done, documents, skipped, error, created, updated = row
+        return UploadJob(
+            job_id,
+            owner,
+            status,
+            tuple(files),
+            done,
+            tuple(IngestedFile(**d) for d in documents),
+            tuple(SkippedFile(**s) for s in skipped),
+            error,
+            _text(created),
+            _text(updated),
+        )
+
+    def save_job(self, job: UploadJob) -> None:
+        with self._transaction() as conn:
+            conn.execute(
+                "UPDATE upload_jobs SET status = %s, files = %s, done = %s, documents = %s,"
+                " skipped = %s, error = %s, updated_at = %s WHERE id = %s AND owner = %s",
+                (*_job_progress(job), _now(), job.id, job.owner),
+            )
+
+    def fail_unfinished_jobs(self, error: str) -> int:
+        with self._transaction() as conn:
+            failed = conn.execute(
+                "UPDATE upload_jobs SET status = 'failed', error = %s, updated_at = %s"
+                " WHERE status IN ('queued', 'running')",
+                (error, _now()),
+            )
+            return failed.rowcount
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Connection]:
+        """A pooled connection in a transaction: committed at the end, rolled back on any error."""
+        refuse_under_never_wait("a PostgreSQL call")
+        try:
+            with self._pool.connection() as conn:
+                yield conn
+        except psycopg.Error as exc:
+            raise StoreError(f"database error: {exc}") from exc
+
+
+def _insert_key(conn: Connection, user_id: str) -> str:
+    key_id, secret_sha256, key = new_api_key()
+    inserted = conn.execute(
+        "INSERT INTO api_keys (key_id, user_id, secret_sha256, created_at)"
+        " SELECT %s, id, %s, %s FROM users WHERE id = %s",
+        (key_id, secret_sha256, _now(), user_id),
+    )
+    if inserted.rowcount == 0:
+        raise NotFound(f"no user {user_id!r}")
+    return key
+
+
+def _job_progress(job: UploadJob) -> tuple[Any, ...]:
+    """The job's columns that change as it runs, in table order from ``status``."""
+    return (
+        job.status,
+        Jsonb(list(job.files)),
+        job.done,
+        Jsonb([asdict(d) for d in job.documents]),
+        Jsonb([asdict(s) for s in job.skipped]),
+        job.error,
+    )
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _text(timestamp: datetime) -> str:
+    """A timestamp as SQLiteAccounts writes it: ISO 8601 in UTC, to the microsecond."""
+    return timestamp.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+__all__ = ["PostgresAccounts"]

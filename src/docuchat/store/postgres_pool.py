@@ -1,0 +1,40 @@
+"""A pool of connections to a PostgreSQL database whose migrations have been applied."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg_pool import ConnectionPool
+
+from docuchat.errors import StoreError
+from docuchat.store.postgres_schema import apply_migrations
+
+CONNECT_TIMEOUT_S = 10  # unless the URL says otherwise
+
+
+def open_migrated_pool(
+    conninfo: str,
+    *,
+    name: str,
+    max_size: int,
+    configure: Callable[[psycopg.Connection[Any]], None] | None = None,
+) -> tuple[ConnectionPool, list[str]]:
+    """Apply the migrations not yet applied, then open a pool; return it and what was applied.
+
+    ``conninfo`` is a ``postgresql://`` URL or a libpq ``key=value`` string.
+    """
+    try:
+        # A server that does not answer fails the open instead of hanging it.
+        params = {"connect_timeout": CONNECT_TIMEOUT_S} | conninfo_to_dict(conninfo)
+        conninfo = make_conninfo("", **params)
+        with psycopg.connect(conninfo, autocommit=True) as conn:
+            applied = apply_migrations(conn)
+    except psycopg.Error as exc:
+        raise StoreError(f"cannot open the PostgreSQL database: {exc}") from exc
+    pool = ConnectionPool(
+        conninfo, min_size=1, max_size=max_size, configure=configure, name=name, open=True
+    )
+    return pool, applied
