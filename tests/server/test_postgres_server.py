@@ -3,12 +3,13 @@
 The same app and scripted research model as the other server tests, with
 ``db`` a ``postgresql://`` URL: every accounts call the routes make on the
 event loop must move to a worker thread (a ``WouldWait`` that escaped would be
-a 500 here).
+a 500 here). ``docuchat users`` works on the same database.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from pathlib import Path
@@ -17,11 +18,14 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
+from click.testing import CliRunner
 from fastapi import FastAPI
 
+from docuchat.cli.main import cli
 from docuchat.models.base import AssistantMessage, UserMessage
 from docuchat.models.scripted import ScriptedModel
 from docuchat.server import ServerSettings
+from docuchat.store.accounts import open_accounts
 from docuchat.store.postgres import PostgresStore
 from docuchat.store.postgres_accounts import PostgresAccounts
 
@@ -120,3 +124,16 @@ async def test_a_key_lookup_waiting_for_postgres_does_not_stall_the_server(
         release.join()
         locker.close()
     assert (await listing).json() == {"conversations": []}
+
+
+def test_users_are_added_and_listed_in_postgres_from_the_command_line(postgres_url: str) -> None:
+    runner = CliRunner()
+    added = runner.invoke(cli, ["users", "add", "alice", "--db", postgres_url])
+    assert added.exit_code == 0, added.output
+    listed = runner.invoke(cli, ["users", "list", "--db", postgres_url, "--json"])
+    assert [u["name"] for u in json.loads(listed.stdout)] == ["alice"]
+    accounts = open_accounts(postgres_url)
+    try:
+        assert accounts.authenticate(added.stdout.strip()).name == "alice"
+    finally:
+        accounts.close()
