@@ -14,7 +14,7 @@ import pytest
 
 from docuchat.models.offline import ABSTAIN, PREFIX
 from docuchat.models.offline.answer import assess, compose_answer
-from docuchat.models.offline.doubts import DOUBT_THRESHOLD, WEIGHTS, doubt
+from docuchat.models.offline.doubts import CONTRARY_EVIDENCE, DOUBT_THRESHOLD, WEIGHTS, doubt
 from docuchat.models.offline.question import analyse
 from docuchat.models.offline.transcript import Passage
 
@@ -129,6 +129,11 @@ def test_rewording_offsets_only_the_signs_that_rest_on_a_missing_word() -> None:
     assert doubt({"word_changed": 1.0, "reworded": 9.0}) == 0.0
     both = {"negation_added": 1.0, "word_changed": 1.0, "reworded": 9.0}
     assert doubt(both) == WEIGHTS["negation_added"]
+
+
+@pytest.mark.parametrize("sign", sorted(CONTRARY_EVIDENCE))
+def test_contrary_evidence_abstains_alone_whatever_the_rewording(sign: str) -> None:
+    assert doubt({sign: 1.0, "reworded": 5.0}) >= DOUBT_THRESHOLD
 
 
 def test_a_word_left_out_between_two_terms_that_meet_elsewhere_is_no_changed_word() -> None:

@@ -13,8 +13,9 @@ then worded differently from the documents, and a missing word is no sign of a
 changed one (unless it qualifies a noun that the sentence qualifies otherwise).
 They do not lower a doubt that rests on contrary evidence (an added "not", a
 number missing or counting something else, a scrambled name, reversed roles, a
-qualified superlative, no answer of the kind asked for): SQuAD's crowd workers
-often add a "not" to a sentence and reword two of its other words.
+qualified superlative, another kind of the thing in a yes/no question), nor the
+lack of an answer of the kind asked for: SQuAD's crowd workers often add a "not"
+to a sentence and reword two of its other words.
 
 The weights were fitted on two paragraphs in three of the SQuAD 2.0 dev
 articles and checked on the third (``bench/qa_offline.py``; the README has the
@@ -66,11 +67,20 @@ WEIGHTS = {
 """Per sign; a sign counts 1 when present ("reworded": per question word)."""
 
 OFFSET_BY_REWORDING = frozenset(
-    {"name_missing_nearby", "name_missing_here", "word_changed", "kind_unknown"}
-    | {"qualifier_unknown", "opposite"}
+    {"name_missing_nearby", "name_missing_here", "word_changed", "kind_unknown", "opposite"}
 )
-"""The signs that rest on a question word missing from the sentence: rewording can explain
-them, so reworded words lower only their part of the doubt (never below zero)."""
+"""The signs that rest on a question word missing from the sentence (or its neighbours):
+rewording can explain them, so reworded words lower only their part of the doubt (never
+below zero)."""
+
+CONTRARY_EVIDENCE = frozenset(
+    {"number_missing", "number_rebound", "name_scrambled", "negation_added", "roles_reversed"}
+    | {"superlative_qualified", "qualifier_unknown"}
+)
+"""The signs that the sentence says something else than the question asks: each abstains
+alone (its weight is at least the threshold), whatever the rewording. The last sign,
+``answer_type_missing``, is neither kind: no rewording explains a missing date, and
+alone it is weak."""
 
 _PASSIVE_MARKERS = frozenset("was were been be is are being".split())
 _SCALES = frozenset("hundred thousand million billion trillion percent".split())
