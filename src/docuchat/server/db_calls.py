@@ -1,10 +1,12 @@
-"""Short database calls from the event loop: in place when the database is free.
+"""Short database calls from the event loop: in place when that cannot block.
 
 A worker-thread hop costs more CPU than an indexed insert, and with hundreds of
 runs in flight the hops (and the threads' contention for the GIL) were most of
-a conversation's start-up time. Reads never wait in WAL mode; a write waits
-only for another writer (an upload being stored), and then it moves to a
-worker thread instead of stalling every other request.
+a conversation's start-up time. With SQLite, reads never wait (WAL) and a write
+waits only for another writer (an upload being stored): then, and for every
+PostgreSQL call (a network round trip), the call raises ``WouldWait`` under
+``never_wait`` and moves to a worker thread instead of stalling every other
+request.
 """
 
 from __future__ import annotations

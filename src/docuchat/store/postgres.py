@@ -20,9 +20,7 @@ import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector
 from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.types.json import Jsonb
-from psycopg_pool import ConnectionPool
 
 from docuchat.corpus.types import Chunk, ParsedDocument
 from docuchat.errors import NotFound, StoreError
@@ -36,9 +34,11 @@ from docuchat.store.base import (
     TextToEmbed,
     Vector,
 )
-from docuchat.store.postgres_schema import TEXT_CONFIG, apply_migrations
+from docuchat.store.postgres_pool import open_migrated_pool
+from docuchat.store.postgres_schema import TEXT_CONFIG
 from docuchat.store.postgres_words import indexed_words, query_words, word_spans
 from docuchat.store.sqlite import text_hash
+from docuchat.store.waiting import refuse_under_never_wait
 
 Connection = psycopg.Connection[Any]
 
@@ -47,7 +47,6 @@ BM25_K1, BM25_B = 1.2, 0.75
 # HNSW candidates per approximate search (pgvector's hnsw.ef_search); at least k are asked for.
 DEFAULT_EF_SEARCH = 100
 _MAX_EF_SEARCH = 1000  # pgvector's upper bound
-_CONNECT_TIMEOUT_S = 10  # unless the URL says otherwise
 _OWNER_LOCKS = 0x646F63  # advisory lock namespace: one lock per owner for writers
 
 _DOCUMENT_COLUMNS = (
@@ -72,21 +71,8 @@ class PostgresStore:
         self, conninfo: str, *, max_connections: int = 10, ef_search: int = DEFAULT_EF_SEARCH
     ) -> None:
         self.ef_search = ef_search
-        try:
-            # A server that does not answer fails the open instead of hanging it.
-            params = {"connect_timeout": _CONNECT_TIMEOUT_S} | conninfo_to_dict(conninfo)
-            conninfo = make_conninfo("", **params)
-            with psycopg.connect(conninfo, autocommit=True) as conn:
-                self.applied_migrations = apply_migrations(conn)
-        except psycopg.Error as exc:
-            raise StoreError(f"cannot open the PostgreSQL database: {exc}") from exc
-        self._pool = ConnectionPool(
-            conninfo,
-            min_size=1,
-            max_size=max_connections,
-            configure=register_vector,
-            name="docuchat-store",
-            open=True,
+        self._pool, self.applied_migrations = open_migrated_pool(
+            conninfo, name="docuchat-store", max_size=max_connections, configure=register_vector
         )
 
     def close(self) -> None:
@@ -362,7 +348,11 @@ class PostgresStore:
 
     @contextmanager
     def _transaction(self) -> Iterator[Connection]:
-        """A pooled connection in a transaction: committed at the end, rolled back on any error."""
+        """A pooled connection in a transaction: committed at the end, rolled back on any error.
+
+        Never under ``never_wait``: every call is a round trip to the server.
+        """
+        refuse_under_never_wait("a PostgreSQL store call")
         try:
             with self._pool.connection() as conn:
                 yield conn
