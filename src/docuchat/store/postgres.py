@@ -12,7 +12,7 @@ import hashlib
 import json
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -34,11 +34,10 @@ from docuchat.store.base import (
     TextToEmbed,
     Vector,
 )
-from docuchat.store.postgres_pool import open_migrated_pool
+from docuchat.store.postgres_pool import open_migrated_pool, pooled_transaction
 from docuchat.store.postgres_schema import TEXT_CONFIG
 from docuchat.store.postgres_words import indexed_words, query_words, word_spans
 from docuchat.store.sqlite import text_hash
-from docuchat.store.waiting import refuse_under_never_wait
 
 Connection = psycopg.Connection[Any]
 
@@ -346,18 +345,8 @@ class PostgresStore:
 
     # -- internals -------------------------------------------------------
 
-    @contextmanager
-    def _transaction(self) -> Iterator[Connection]:
-        """A pooled connection in a transaction: committed at the end, rolled back on any error.
-
-        Never under ``never_wait``: every call is a round trip to the server.
-        """
-        refuse_under_never_wait("a PostgreSQL store call")
-        try:
-            with self._pool.connection() as conn:
-                yield conn
-        except psycopg.Error as exc:
-            raise StoreError(f"database error: {exc}") from exc
+    def _transaction(self) -> AbstractContextManager[Connection]:
+        return pooled_transaction(self._pool)
 
 
 def _lock_owner(conn: Connection, owner: str) -> None:

@@ -11,8 +11,8 @@ worker thread.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
@@ -33,8 +33,7 @@ from docuchat.store.accounts import (
     new_api_key,
     parse_api_key,
 )
-from docuchat.store.postgres_pool import open_migrated_pool
-from docuchat.store.waiting import refuse_under_never_wait
+from docuchat.store.postgres_pool import open_migrated_pool, pooled_transaction
 
 Connection = psycopg.Connection[Any]
 
@@ -232,15 +231,8 @@ class PostgresAccounts:
             )
             return failed.rowcount
 
-    @contextmanager
-    def _transaction(self) -> Iterator[Connection]:
-        """A pooled connection in a transaction: committed at the end, rolled back on any error."""
-        refuse_under_never_wait("a PostgreSQL call")
-        try:
-            with self._pool.connection() as conn:
-                yield conn
-        except psycopg.Error as exc:
-            raise StoreError(f"database error: {exc}") from exc
+    def _transaction(self) -> AbstractContextManager[Connection]:
+        return pooled_transaction(self._pool)
 
 
 def _insert_key(conn: Connection, user_id: str) -> str:

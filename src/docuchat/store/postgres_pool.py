@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import psycopg
@@ -11,6 +12,7 @@ from psycopg_pool import ConnectionPool
 
 from docuchat.errors import StoreError
 from docuchat.store.postgres_schema import apply_migrations
+from docuchat.store.waiting import refuse_under_never_wait
 
 CONNECT_TIMEOUT_S = 10  # unless the URL says otherwise
 
@@ -38,3 +40,17 @@ def open_migrated_pool(
         conninfo, min_size=1, max_size=max_size, configure=configure, name=name, open=True
     )
     return pool, applied
+
+
+@contextmanager
+def pooled_transaction(pool: ConnectionPool) -> Iterator[psycopg.Connection[Any]]:
+    """A pooled connection in a transaction: committed at the end, rolled back on any error.
+
+    Never under ``never_wait``: every call is a round trip to the server.
+    """
+    refuse_under_never_wait("a PostgreSQL call")
+    try:
+        with pool.connection() as conn:
+            yield conn
+    except psycopg.Error as exc:
+        raise StoreError(f"database error: {exc}") from exc
