@@ -83,6 +83,7 @@ alone (its weight is at least the threshold), whatever the rewording. The last s
 alone it is weak."""
 
 _PASSIVE_MARKERS = frozenset("was were been be is are being".split())
+_WHO = frozenset({"who", "whom", "whose"})
 _SCALES = frozenset("hundred thousand million billion trillion percent".split())
 _ORDINAL = re.compile(r"^(\d+(st|nd|rd|th)|second|third|fourth|fifth|sixth|seventh|eighth|ninth)$")
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w'’]*(?:[ -]+[A-Z][\w'’]*)+")
@@ -142,7 +143,9 @@ def _antonym_swapped(q: Question, s: Sentence) -> set[str]:
     """Question words (stopwords like "most" included) that the sentence and its neighbours
     lack while they have their opposite."""
     said = s.vocabulary
-    return {term for term in {stem(w) for w in q.words} - said if opposites(term) & said}
+    asks_who = bool(q.words) and q.words[0] in _WHO
+    asked = {stem(w) for w in q.words} - said
+    return {term for term in asked if opposites(term, asks_who=asks_who) & said}
 
 
 def _substituted(q: Question, s: Sentence) -> set[str]:
@@ -254,7 +257,7 @@ def _roles_reversed(q: Question, s: Sentence, names: frozenset[str]) -> bool:
     """A "who" question puts a named party on the other side of the shared verb than the
     sentence does, wherever the sentence uses them (passive voice accounted for): "who did
     X marry?" asks for X's spouse, and "Y married X" does not say it."""
-    if not q.words or q.words[0] not in ("who", "whom"):
+    if not q.words or q.words[0] not in _WHO - {"whose"}:
         return False
     said = [stem(w) for w in s.words]
     keys = [(i, stem(w)) for i, w in enumerate(q.words) if is_key(w)]
