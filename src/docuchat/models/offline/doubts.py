@@ -47,7 +47,8 @@ DOUBT_THRESHOLD = 1.0
 
 # Fitted by bench/qa_offline.py on two paragraphs in three of every SQuAD 2.0 dev article
 # (hybrid search, all-MiniLM-L6-v2), scaled so that the model abstains at a doubt of 1: one
-# sign of contrary evidence abstains, a missing word alone does not (but a missing name does).
+# sign of contrary evidence, a missing name or an opposite abstains; a changed word or an
+# unknown kind alone does not.
 WEIGHTS = {
     "number_missing": 1.14,
     "number_rebound": 1.02,
