@@ -24,7 +24,8 @@ matter of the doubt weights and the threshold, so these are fitted here:
   training questions (the largest smallest ratio of answer_match / 0.65,
   citation_match / 0.85 and abstained / 0.5);
 - the weights are then divided by the threshold, so the model abstains at a
-  doubt of 1.
+  doubt of 1, signs of contrary evidence raised to 1 (each abstains alone) and
+  all rounded to two decimals, as ``offline.doubts.WEIGHTS`` holds them.
 
 Reported: what each sign catches per article, the fitted weights, the figures
 on the training and the held-out questions, per article (and, as a check that

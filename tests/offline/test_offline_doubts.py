@@ -217,3 +217,11 @@ def test_a_choice_is_not_a_yes_no_question() -> None:
     assert analyse("Does Larkspur provide dental insurance?").yes_no
     assert not analyse("Is the deck made of steel or of stone?").yes_no
     assert not analyse("Which insurance does Larkspur provide?").yes_no
+
+
+def test_a_converse_names_the_party_a_who_question_asks_for() -> None:
+    text = "Emma, sister of Duke Richard II, married King Ethelred."
+    asked = "Who was Emma's brother?"  # Richard II: the sentence says it from Emma's side
+    assert signs_of(asked, text)["opposite"] == 0.0
+    assert compose_answer(analyse(asked), [Passage(1, "c1", text)]) == f"{PREFIX}“{text}” [1]"
+    assert signs_of("Which brother did Emma marry?", text)["opposite"] == 1.0

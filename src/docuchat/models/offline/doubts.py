@@ -47,7 +47,8 @@ DOUBT_THRESHOLD = 1.0
 
 # Fitted by bench/qa_offline.py on two paragraphs in three of every SQuAD 2.0 dev article
 # (hybrid search, all-MiniLM-L6-v2), scaled so that the model abstains at a doubt of 1: one
-# sign of contrary evidence abstains, a missing word alone does not (but a missing name does).
+# sign of contrary evidence, a missing name or an opposite abstains; a changed word or an
+# unknown kind alone does not.
 WEIGHTS = {
     "number_missing": 1.14,
     "number_rebound": 1.02,
@@ -55,8 +56,8 @@ WEIGHTS = {
     "name_missing_here": 1.0,
     "name_scrambled": 1.04,
     "negation_added": 1.15,
-    "opposite": 1.02,
-    "word_changed": 0.97,
+    "opposite": 1.03,
+    "word_changed": 0.96,
     "roles_reversed": 1.0,
     "superlative_qualified": 1.0,
     "kind_unknown": 0.97,
@@ -83,6 +84,7 @@ alone (its weight is at least the threshold), whatever the rewording. The last s
 alone it is weak."""
 
 _PASSIVE_MARKERS = frozenset("was were been be is are being".split())
+_WHO = frozenset({"who", "whom", "whose"})
 _SCALES = frozenset("hundred thousand million billion trillion percent".split())
 _ORDINAL = re.compile(r"^(\d+(st|nd|rd|th)|second|third|fourth|fifth|sixth|seventh|eighth|ninth)$")
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w'’]*(?:[ -]+[A-Z][\w'’]*)+")
@@ -142,7 +144,9 @@ def _antonym_swapped(q: Question, s: Sentence) -> set[str]:
     """Question words (stopwords like "most" included) that the sentence and its neighbours
     lack while they have their opposite."""
     said = s.vocabulary
-    return {term for term in {stem(w) for w in q.words} - said if opposites(term) & said}
+    asks_who = bool(q.words) and q.words[0] in _WHO
+    asked = {stem(w) for w in q.words} - said
+    return {term for term in asked if opposites(term, asks_who=asks_who) & said}
 
 
 def _substituted(q: Question, s: Sentence) -> set[str]:
@@ -254,7 +258,7 @@ def _roles_reversed(q: Question, s: Sentence, names: frozenset[str]) -> bool:
     """A "who" question puts a named party on the other side of the shared verb than the
     sentence does, wherever the sentence uses them (passive voice accounted for): "who did
     X marry?" asks for X's spouse, and "Y married X" does not say it."""
-    if not q.words or q.words[0] not in ("who", "whom"):
+    if not q.words or q.words[0] not in _WHO - {"whose"}:
         return False
     said = [stem(w) for w in s.words]
     keys = [(i, stem(w)) for i, w in enumerate(q.words) if is_key(w)]
