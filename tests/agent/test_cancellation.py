@@ -6,6 +6,8 @@ import asyncio
 import threading
 import time
 
+import pytest
+
 from docuchat.agent import Agent, Cancellation, tool
 from docuchat.models import ScriptedModel
 from docuchat.models.base import AssistantMessage, ToolResultsMessage
@@ -108,3 +110,25 @@ async def test_cancel_between_iterations_stops_before_the_next_model_call() -> N
     assert result.outcome == "cancelled"
     assert result.phase in ("before_model_call", "tool_execution")
     assert len(model.requests) == 1
+
+
+async def test_cancelling_the_run_task_itself_propagates_and_stops_the_step() -> None:
+    stopped = asyncio.Event()
+
+    @tool
+    async def wait_long() -> str:
+        """Long work."""
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            stopped.set()
+            raise
+        return "done"
+
+    model = ScriptedModel([call("wait_long"), reply("never")])
+    run = asyncio.create_task(Agent(model, tools=[wait_long]).run("q", cancel=Cancellation()))
+    await asyncio.sleep(0.1)
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    await asyncio.wait_for(stopped.wait(), 1)  # the tool's own task was cancelled too

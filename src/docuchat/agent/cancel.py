@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections.abc import Callable
 
 
 class Cancellation:
@@ -15,33 +17,39 @@ class Cancellation:
     def __init__(self) -> None:
         self._cancelled = False
         self.reason = ""
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._event: asyncio.Event | None = None
+        self._lock = threading.Lock()
+        self._callbacks: list[tuple[asyncio.AbstractEventLoop, Callable[[], None]]] = []
 
     @property
     def cancelled(self) -> bool:
         return self._cancelled
 
     def cancel(self, reason: str = "cancelled by caller") -> None:
-        if self._cancelled:
-            return
-        self._cancelled = True
-        self.reason = reason
-        if self._loop is None or self._event is None:
-            return
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is self._loop:
-            self._event.set()
-        else:
-            self._loop.call_soon_threadsafe(self._event.set)
-
-    async def wait(self) -> None:
-        if self._event is None:
-            self._loop = asyncio.get_running_loop()
-            self._event = asyncio.Event()
+        with self._lock:
             if self._cancelled:
-                self._event.set()
-        await self._event.wait()
+                return
+            self._cancelled = True
+            self.reason = reason
+            callbacks = list(self._callbacks)
+        for loop, callback in callbacks:
+            loop.call_soon_threadsafe(callback)  # from any thread, this loop's included
+
+    def on_cancel(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Schedule ``callback`` on the running loop when cancelled (at once, if already).
+
+        It runs soon after, never inside, :meth:`cancel`: work that cancels and
+        then finishes in the same step keeps its result. Returns the function
+        that unregisters it. Called from an event loop.
+        """
+        entry = (asyncio.get_running_loop(), callback)
+        with self._lock:
+            if not self._cancelled:
+                self._callbacks.append(entry)
+                return lambda: self._forget(entry)
+        entry[0].call_soon(callback)
+        return lambda: None
+
+    def _forget(self, entry: tuple[asyncio.AbstractEventLoop, Callable[[], None]]) -> None:
+        with self._lock:
+            if entry in self._callbacks:
+                self._callbacks.remove(entry)
