@@ -189,7 +189,7 @@ class ResearchAgent:
                 yield AnswerReady(self._answer(question, run, session, "agent"))
                 return
             failed, session = run, self._session()
-        steps, pipeline = self._pipeline(question, history, session, cancel, trace)
+        steps, pipeline = await self._pipeline(question, history, session, cancel, trace)
         for step in steps:
             yield step
         async for event in pipeline:
@@ -239,7 +239,7 @@ class ResearchAgent:
         if opens:
             transcript += [AssistantMessage("", tuple(opens)), ToolResultsMessage(tuple(results))]
 
-    def _pipeline(
+    async def _pipeline(
         self,
         question: str,
         history: Sequence[Message],
@@ -248,7 +248,9 @@ class ResearchAgent:
         trace: str | Path | None,
     ) -> tuple[list[Event], AgentStream]:
         transcript: list[Message] = [*history, UserMessage(question)]
-        steps = list(self._pipeline_steps(question, session, transcript))
+        # On a worker thread: the fixed search may embed the query, milliseconds of CPU
+        # that would stall every other run on a server's event loop.
+        steps = await asyncio.to_thread(list, self._pipeline_steps(question, session, transcript))
         answerer: Agent[str] = Agent(
             self.model,
             limits=Limits(max_iterations=1, timeout=self.limits.timeout),
