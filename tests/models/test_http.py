@@ -276,3 +276,15 @@ async def test_an_injected_pool_is_used_and_left_open(server: ScriptedServer) ->
     assert pool.is_open
     await pool.aclose()
     assert [r.headers["x-trace"] for r in server.requests] == ["abc", "abc"]
+
+
+async def test_a_closed_pool_opens_a_fresh_session_on_its_next_use(server: ScriptedServer) -> None:
+    pool = HTTPPool()
+    model = OpenAIChatModel("m", base_url=server.url, http_client=pool)
+    server.queue(Reply.json(completion("before")), Reply.json(completion("after")))
+    assert (await model.complete(REQUEST)).text == "before"
+    await pool.aclose()  # as a server's lifespan ends
+    assert not pool.is_open
+    assert (await model.complete(REQUEST)).text == "after"
+    assert pool.is_open
+    await pool.aclose()
