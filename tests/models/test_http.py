@@ -288,3 +288,15 @@ async def test_a_closed_pool_opens_a_fresh_session_on_its_next_use(server: Scrip
     assert (await model.complete(REQUEST)).text == "after"
     assert pool.is_open
     await pool.aclose()
+
+
+async def test_the_proxy_of_the_environment_is_used(
+    server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", server.url)  # the scripted server plays the proxy
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    model = OpenAIChatModel("m", base_url="http://models.example.test/v1")
+    server.queue(Reply.json(completion("via the proxy")))
+    assert (await model.complete(REQUEST)).text == "via the proxy"
+    assert server.requests[0].path == "http://models.example.test/v1/chat/completions"

@@ -35,7 +35,7 @@ from docuchat.errors import (
 )
 from docuchat.models import wire_json
 from docuchat.models.base import ToolCall
-from docuchat.models.http_pool import HTTPPool
+from docuchat.models.http_pool import HTTPPool, new_session
 
 DEFAULT_TIMEOUT = aiohttp.ClientTimeout(sock_connect=10.0, sock_read=300.0)
 """Reasoning models may think for minutes before the first byte of a non-streamed answer."""
@@ -287,7 +287,7 @@ class ProviderClient:
         if self._pool is not None:
             yield self._pool.session()
         else:
-            async with aiohttp.ClientSession() as session:
+            async with new_session() as session:
                 yield session
 
     async def _send_with_retries(

@@ -7,9 +7,12 @@ here, against 0.17 ms for aiohttp; see ``bench/README.md``).
 
 from __future__ import annotations
 
+import functools
+import ssl
 from collections.abc import Mapping
 
 import aiohttp
+import certifi
 
 
 class HTTPPool:
@@ -32,11 +35,27 @@ class HTTPPool:
     def session(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
             # limit=0: one connection per call in flight, or concurrent runs queue for sockets.
-            connector = aiohttp.TCPConnector(limit=0, keepalive_timeout=30)
-            self._session = aiohttp.ClientSession(connector=connector, headers=self._headers)
+            self._session = new_session(limit=0, keepalive_timeout=30, headers=self._headers)
         return self._session
 
     async def aclose(self) -> None:
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+def new_session(
+    *, headers: Mapping[str, str] | None = None, limit: int = 100, keepalive_timeout: float = 15
+) -> aiohttp.ClientSession:
+    """A session that behaves as httpx did by default: the certifi CA bundle, and the
+    ``HTTP(S)_PROXY`` / ``NO_PROXY`` environment (and ``.netrc``) honoured."""
+    connector = aiohttp.TCPConnector(
+        limit=limit, keepalive_timeout=keepalive_timeout, ssl=_tls_context()
+    )
+    return aiohttp.ClientSession(connector=connector, headers=headers, trust_env=True)
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    # Loading the CA bundle takes tens of milliseconds: once per process, not once per call.
+    return ssl.create_default_context(cafile=certifi.where())
