@@ -300,3 +300,14 @@ async def test_the_proxy_of_the_environment_is_used(
     server.queue(Reply.json(completion("via the proxy")))
     assert (await model.complete(REQUEST)).text == "via the proxy"
     assert server.requests[0].path == "http://models.example.test/v1/chat/completions"
+
+
+async def test_no_proxy_bypasses_the_proxy(
+    server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # nothing listens there
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    model = OpenAIChatModel("m", base_url=server.url)
+    server.queue(Reply.json(completion("direct")))
+    assert (await model.complete(REQUEST)).text == "direct"
+    assert server.requests[0].path == "/chat/completions"

@@ -35,7 +35,7 @@ from docuchat.errors import (
 )
 from docuchat.models import wire_json
 from docuchat.models.base import ToolCall
-from docuchat.models.http_pool import HTTPPool, new_session
+from docuchat.models.http_pool import HTTPPool, env_proxy, new_session
 
 DEFAULT_TIMEOUT = aiohttp.ClientTimeout(sock_connect=10.0, sock_read=300.0)
 """Reasoning models may think for minutes before the first byte of a non-streamed answer."""
@@ -240,6 +240,7 @@ class ProviderClient:
             else aiohttp.ClientTimeout(sock_connect=timeout, sock_read=timeout)
         )
         self._pool = http_client
+        self._proxy = env_proxy(self.base_url)
 
     async def post_json(self, path: str, payload: Mapping[str, Any]) -> Any:
         """The decoded JSON body of a successful POST."""
@@ -313,6 +314,7 @@ class ProviderClient:
                 data=wire_json.dumps_bytes(payload),
                 headers=self.headers,
                 timeout=self.timeout,
+                proxy=self._proxy,
             )
         except (aiohttp.ClientError, TimeoutError) as error:
             raise _wire_error(error) from error

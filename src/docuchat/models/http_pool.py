@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import functools
 import ssl
+import urllib.request
 from collections.abc import Mapping
+from urllib.parse import urlsplit
 
 import aiohttp
 import certifi
@@ -47,12 +49,24 @@ class HTTPPool:
 def new_session(
     *, headers: Mapping[str, str] | None = None, limit: int = 100, keepalive_timeout: float = 15
 ) -> aiohttp.ClientSession:
-    """A session that behaves as httpx did by default: the certifi CA bundle, and the
-    ``HTTP(S)_PROXY`` / ``NO_PROXY`` environment (and ``.netrc``) honoured."""
+    """A session that verifies TLS against the certifi bundle, as httpx did."""
     connector = aiohttp.TCPConnector(
         limit=limit, keepalive_timeout=keepalive_timeout, ssl=_tls_context()
     )
-    return aiohttp.ClientSession(connector=connector, headers=headers, trust_env=True)
+    return aiohttp.ClientSession(connector=connector, headers=headers)
+
+
+def env_proxy(url: str) -> str | None:
+    """The proxy that ``HTTP(S)_PROXY`` / ``NO_PROXY`` name for ``url``, as httpx honoured them.
+
+    Read once per adapter: aiohttp's ``trust_env`` reads the environment again
+    for every request, which cost about 1 ms of CPU per served conversation.
+    """
+    parts = urlsplit(url)
+    proxy = urllib.request.getproxies_environment().get(parts.scheme)
+    if not proxy or urllib.request.proxy_bypass(parts.hostname or ""):
+        return None
+    return proxy
 
 
 @functools.cache
