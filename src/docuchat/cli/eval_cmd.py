@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from docuchat.cli.eval_cache import cache_line
 from docuchat.cli.eval_qa_cmd import qa_command
 from docuchat.config import Settings
 from docuchat.embeddings import get_embedder
@@ -115,13 +115,14 @@ def _index_line(report: RetrievalReport) -> str:
         f"{index.documents} documents ({index.chunks} chunks), {report.queries} queries,"
         f" embedder {report.embedder or 'none'}"
     )
-    where = escape(str(report.index_path))
-    if index.reused:
-        return f"{about}\nreused the cached index and embeddings: {where}"
-    return (
-        f"{about}\nindexed {index.added} documents and embedded {index.embedded} texts;"
-        f" cached for the next run in {where}"
+    cache = cache_line(
+        reused=index.reused,
+        added=index.added,
+        embedded=index.embedded,
+        unit="documents",
+        where=report.index_path,
     )
+    return f"{about}\n{cache}"
 
 
 def _table(report: RetrievalReport, metrics: tuple[str, ...]) -> Table:

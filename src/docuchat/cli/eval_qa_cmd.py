@@ -8,10 +8,10 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from docuchat.cli.eval_cache import cache_line
 from docuchat.config import Settings
 from docuchat.embeddings import get_embedder
 from docuchat.errors import DocuchatError
@@ -115,12 +115,12 @@ def qa_command(
 def _index_line(index: IndexStatus | None) -> str:
     if index is None or index.path is None:
         return "indexed in a temporary folder"
-    where = escape(str(index.path))
-    if index.reused:
-        return f"reused the cached index and embeddings: {where}"
-    return (
-        f"indexed {index.added} articles and embedded {index.embedded} texts;"
-        f" cached for the next run in {where}"
+    return cache_line(
+        reused=index.reused,
+        added=index.added,
+        embedded=index.embedded,
+        unit="articles",
+        where=index.path,
     )
 
 
