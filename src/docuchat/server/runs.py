@@ -24,6 +24,7 @@ from docuchat.agent import Cancellation, Event
 from docuchat.errors import NotFound
 from docuchat.models.base import Message
 from docuchat.research import Answer, AnswerReady, ResearchAgent
+from docuchat.server.stream import DONE
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,18 @@ class ActiveRun:
         finally:
             if not finished:
                 self.cancel.cancel("client disconnected")
+
+    async def texts(self, render: Callable[[RunItem], str]) -> AsyncIterator[str]:
+        """The run's events rendered, one text per batch; the last batch (the answer or
+        the crash) comes with ``[DONE]`` in the same text, so in one write."""
+        final = ""
+        async for batch in self.batches():
+            text = "".join(render(item) for item in batch)
+            if any(isinstance(item, AnswerReady | RunCrashed) for item in batch):
+                final += text
+            elif text:
+                yield text
+        yield final + DONE
 
     async def answer(self) -> Answer:
         """Wait for the answer; a crashed run is an HTTP 500 with its message."""
@@ -156,6 +169,18 @@ class RunEventStream(StreamingResponse):
             await self.stream_response(send)
         finally:
             watcher.cancel()
+
+    async def stream_response(self, send: Send) -> None:
+        """As Starlette's, but the text ending in ``[DONE]`` also ends the body (one write)."""
+        start = {"type": "http.response.start", "status": self.status_code}
+        await send({**start, "headers": self.raw_headers})
+        ended = False
+        async for text in self.body_iterator:
+            ended = isinstance(text, str) and text.endswith(DONE)
+            body = text.encode() if isinstance(text, str) else bytes(text)
+            await send({"type": "http.response.body", "body": body, "more_body": not ended})
+        if not ended:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 @asynccontextmanager

@@ -28,7 +28,6 @@ from docuchat.server.runs import (
 )
 from docuchat.server.schemas import AskRequest, AskResult, error_responses
 from docuchat.server.stream import (
-    DONE,
     ErrorEvent,
     FinalEvent,
     RunEvent,
@@ -73,10 +72,8 @@ async def ask(body: AskRequest, request: Request, user: CurrentUser, services: S
 async def _events(run: ActiveRun) -> AsyncIterator[str]:
     yield sse(RunEvent(run_id=run.id, conversation_id=run.conversation_id))
     steps = StepTranslator()
-    async for batch in run.batches():
-        if text := "".join(_event(item, run, steps) for item in batch):
-            yield text
-    yield DONE
+    async for text in run.texts(lambda item: _event(item, run, steps)):
+        yield text
 
 
 def _event(item: RunItem, run: ActiveRun, steps: StepTranslator) -> str:

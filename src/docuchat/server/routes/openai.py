@@ -46,7 +46,7 @@ from docuchat.server.runs import (
     cancelled_on_disconnect,
 )
 from docuchat.server.schemas import CitationPublic
-from docuchat.server.stream import DONE, StepEvent, StepTranslator, sse, stream_response
+from docuchat.server.stream import StepEvent, StepTranslator, sse, stream_response
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": OpenAIError, "description": "The request is not acceptable"},
@@ -104,10 +104,8 @@ async def chat_completions(
 async def _chunks(run: ActiveRun, model: str, *, include_usage: bool) -> AsyncIterator[str]:
     chunks = _ChunkWriter(f"chatcmpl-{run.id}", model, include_usage=include_usage)
     yield chunks.chunk(Delta(role="assistant", content=""))
-    async for batch in run.batches():
-        if text := "".join(chunk for item in batch for chunk in chunks.of(item)):
-            yield text
-    yield DONE
+    async for text in run.texts(lambda item: "".join(chunks.of(item))):
+        yield text
 
 
 class _ChunkWriter:
