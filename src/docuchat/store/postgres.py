@@ -13,7 +13,7 @@ import json
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from datetime import UTC, datetime
+from datetime import UTC
 from typing import Any
 
 import numpy as np
@@ -37,6 +37,13 @@ from docuchat.store.base import (
 from docuchat.store.postgres_pool import open_migrated_pool, pooled_transaction
 from docuchat.store.postgres_schema import TEXT_CONFIG
 from docuchat.store.postgres_words import indexed_words, query_words, word_spans
+from docuchat.store.rows import (
+    CHUNK_COLUMNS,
+    DOCUMENT_COLUMNS,
+    chunk_record,
+    document_record,
+    document_values,
+)
 from docuchat.store.sqlite import text_hash
 
 Connection = psycopg.Connection[Any]
@@ -47,14 +54,6 @@ BM25_K1, BM25_B = 1.2, 0.75
 DEFAULT_EF_SEARCH = 100
 _MAX_EF_SEARCH = 1000  # pgvector's upper bound
 _OWNER_LOCKS = 0x646F63  # advisory lock namespace: one lock per owner for writers
-
-_DOCUMENT_COLUMNS = (
-    "d.id, d.title, d.source, d.media_type, d.content_hash, d.page_count, d.chunk_count,"
-    " d.char_count, d.metadata, d.added_at"
-)
-_CHUNK_COLUMNS = (
-    'c.id, d.id, d.title, c.position, c.page, c.page_end, c.start, c."end", c.text, c.page_breaks'
-)
 
 
 class PostgresStore:
@@ -91,7 +90,7 @@ class PostgresStore:
         with self._transaction() as conn:
             _lock_owner(conn, owner)  # another writer's same content waits, then is "unchanged"
             found = conn.execute(
-                f"SELECT d.content_hash = %(hash)s, d.key, {_DOCUMENT_COLUMNS} FROM documents d"
+                f"SELECT d.content_hash = %(hash)s, d.key, {DOCUMENT_COLUMNS} FROM documents d"
                 " WHERE d.owner = %(owner)s"
                 " AND (d.content_hash = %(hash)s OR d.source = %(source)s)"
                 " ORDER BY 1 DESC LIMIT 1",
@@ -120,7 +119,7 @@ class PostgresStore:
         condition, params = _filter_sql(where)
         with self._transaction() as conn:
             rows = conn.execute(
-                f"SELECT {_DOCUMENT_COLUMNS} FROM documents d WHERE d.owner = %(owner)s{condition}"
+                f"SELECT {DOCUMENT_COLUMNS} FROM documents d WHERE d.owner = %(owner)s{condition}"
                 " ORDER BY d.key",
                 {"owner": owner, **params},
             ).fetchall()
@@ -159,7 +158,7 @@ class PostgresStore:
     def get_chunks(self, owner: str, chunk_ids: Sequence[str]) -> list[ChunkRecord]:
         with self._transaction() as conn:
             rows = conn.execute(
-                f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN documents d ON d.key = c.doc_key"
+                f"SELECT {CHUNK_COLUMNS} FROM chunks c JOIN documents d ON d.key = c.doc_key"
                 " WHERE c.owner = %s AND c.id = ANY(%s::text[])",
                 (owner, list(chunk_ids)),
             ).fetchall()
@@ -356,7 +355,7 @@ def _lock_owner(conn: Connection, owner: str) -> None:
 
 def _document(conn: Connection, owner: str, doc_id: str) -> DocumentRecord:
     row = conn.execute(
-        f"SELECT {_DOCUMENT_COLUMNS} FROM documents d WHERE d.owner = %s AND d.id = %s",
+        f"SELECT {DOCUMENT_COLUMNS} FROM documents d WHERE d.owner = %s AND d.id = %s",
         (owner, doc_id),
     ).fetchone()
     if row is None:
@@ -365,25 +364,12 @@ def _document(conn: Connection, owner: str, doc_id: str) -> DocumentRecord:
 
 
 def _document_record(row: Sequence[Any]) -> DocumentRecord:
-    doc_id, title, source, media_type, content_hash, pages, chunks, chars, metadata, added = row
-    return DocumentRecord(
-        id=doc_id,
-        title=title,
-        source=source,
-        media_type=media_type,
-        content_hash=content_hash,
-        page_count=pages,
-        chunk_count=chunks,
-        char_count=chars,
-        metadata=metadata,
-        added_at=added.astimezone(UTC).isoformat(timespec="seconds"),
-    )
+    added_at = row[9].astimezone(UTC).isoformat(timespec="seconds")
+    return document_record(row, metadata=row[8], added_at=added_at)
 
 
 def _chunk_record(row: Sequence[Any]) -> ChunkRecord:
-    chunk_id, doc_id, title, index, page, page_end, start, end, text, page_breaks = row
-    breaks = tuple((offset, break_page) for offset, break_page in page_breaks)
-    return ChunkRecord(chunk_id, doc_id, title, index, page, page_end, start, end, text, breaks)
+    return chunk_record(row, row[9])
 
 
 def _document_key(conn: Connection, owner: str, doc_id: str) -> int:
@@ -406,19 +392,8 @@ def _write_document(
     doc_key: int | None = None,
 ) -> int:
     """Insert a new document row (``doc_id``) or overwrite an existing one (``doc_key``)."""
-    values = {
-        "owner": owner,
-        "title": document.title,
-        "source": source,
-        "media_type": document.media_type,
-        "content_hash": content_hash,
-        "page_count": document.page_count,
-        "chunk_count": 0,
-        "char_count": len(document.text),
-        "text": document.text,
-        "metadata": Jsonb(dict(document.metadata), dumps=_json_dumps),
-        "added_at": datetime.now(UTC),
-    }
+    values = document_values(owner, document, content_hash, source)
+    values["metadata"] = Jsonb(values["metadata"], dumps=_json_dumps)
     if doc_key is not None:
         assignments = ", ".join(f"{name} = %({name})s" for name in values)
         conn.execute(

@@ -9,7 +9,6 @@ import sqlite3
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,13 @@ from docuchat.store.base import (
 from docuchat.store.bm25_index import BM25Index
 from docuchat.store.fts_query import match_expression, query_terms
 from docuchat.store.owner_cache import OwnerCache
+from docuchat.store.rows import (
+    CHUNK_COLUMNS,
+    DOCUMENT_COLUMNS,
+    chunk_record,
+    document_record,
+    document_values,
+)
 from docuchat.store.sqlite_bm25 import (
     clear_scratch,
     create_scratch_tables,
@@ -62,14 +68,6 @@ _LOAD_BATCH = 8192
 _OVERFETCH = 2
 _HIGHLIGHT_OPEN, _HIGHLIGHT_CLOSE = "\x02", "\x03"
 _MARKED_RUN = re.compile(f"{_HIGHLIGHT_OPEN}([^{_HIGHLIGHT_CLOSE}]*){_HIGHLIGHT_CLOSE}")
-
-_DOCUMENT_COLUMNS = (
-    "d.id, d.title, d.source, d.media_type, d.content_hash, d.page_count, d.chunk_count,"
-    " d.char_count, d.metadata, d.added_at"
-)
-_CHUNK_COLUMNS = (
-    'c.id, d.id, d.title, c.position, c.page, c.page_end, c.start, c."end", c.text, c.page_breaks'
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +150,7 @@ class SQLiteStore:
     ) -> AddResult:
         with self._write() as db:
             same = db.execute(
-                f"SELECT {_DOCUMENT_COLUMNS} FROM documents d"
+                f"SELECT {DOCUMENT_COLUMNS} FROM documents d"
                 " WHERE d.owner = ? AND d.content_hash = ?",
                 (owner, content_hash),
             ).fetchone()
@@ -184,7 +182,7 @@ class SQLiteStore:
         condition, params = _filter_sql(where)
         with self._read() as db:
             rows = db.execute(
-                f"SELECT {_DOCUMENT_COLUMNS} FROM documents d WHERE d.owner = ?{condition}"
+                f"SELECT {DOCUMENT_COLUMNS} FROM documents d WHERE d.owner = ?{condition}"
                 " ORDER BY d.key",
                 (owner, *params),
             ).fetchall()
@@ -221,7 +219,7 @@ class SQLiteStore:
     def get_chunks(self, owner: str, chunk_ids: Sequence[str]) -> list[ChunkRecord]:
         with self._read() as db:
             rows = db.execute(
-                f"SELECT {_CHUNK_COLUMNS} FROM chunks c JOIN documents d ON d.key = c.doc_key"
+                f"SELECT {CHUNK_COLUMNS} FROM chunks c JOIN documents d ON d.key = c.doc_key"
                 " WHERE c.owner = ? AND c.id IN (SELECT value FROM json_each(?))",
                 (owner, json.dumps(list(chunk_ids))),
             ).fetchall()
@@ -388,7 +386,7 @@ class SQLiteStore:
 
     def _document(self, db: sqlite3.Connection, owner: str, doc_id: str) -> DocumentRecord:
         row = db.execute(
-            f"SELECT {_DOCUMENT_COLUMNS} FROM documents d WHERE d.owner = ? AND d.id = ?",
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents d WHERE d.owner = ? AND d.id = ?",
             (owner, doc_id),
         ).fetchone()
         if row is None:
@@ -485,25 +483,11 @@ def _nearest(
 
 
 def _document_record(row: Sequence[Any]) -> DocumentRecord:
-    doc_id, title, source, media_type, content_hash, pages, chunks, chars, metadata, added = row
-    return DocumentRecord(
-        id=doc_id,
-        title=title,
-        source=source,
-        media_type=media_type,
-        content_hash=content_hash,
-        page_count=pages,
-        chunk_count=chunks,
-        char_count=chars,
-        metadata=json.loads(metadata),
-        added_at=added,
-    )
+    return document_record(row, metadata=json.loads(row[8]), added_at=row[9])
 
 
 def _chunk_record(row: Sequence[Any]) -> ChunkRecord:
-    chunk_id, doc_id, title, index, page, page_end, start, end, text, page_breaks = row
-    breaks = tuple((offset, break_page) for offset, break_page in json.loads(page_breaks))
-    return ChunkRecord(chunk_id, doc_id, title, index, page, page_end, start, end, text, breaks)
+    return chunk_record(row, json.loads(row[9]))
 
 
 def _document_key(db: sqlite3.Connection, owner: str, doc_id: str) -> int:
@@ -526,19 +510,9 @@ def _write_document(
     doc_key: int | None = None,
 ) -> int:
     """Insert a new document row (``doc_id``) or overwrite an existing one (``doc_key``)."""
-    values = {
-        "owner": owner,
-        "title": document.title,
-        "source": source,
-        "media_type": document.media_type,
-        "content_hash": content_hash,
-        "page_count": document.page_count,
-        "chunk_count": 0,
-        "char_count": len(document.text),
-        "text": document.text,
-        "metadata": json.dumps(dict(document.metadata), default=str),
-        "added_at": datetime.now(UTC).isoformat(timespec="seconds"),
-    }
+    values = document_values(owner, document, content_hash, source)
+    values["metadata"] = json.dumps(values["metadata"], default=str)
+    values["added_at"] = values["added_at"].isoformat(timespec="seconds")
     if doc_key is not None:
         assignments = ", ".join(f"{name} = :{name}" for name in values)
         db.execute(
