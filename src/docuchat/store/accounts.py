@@ -21,7 +21,7 @@ import re
 import secrets
 import sqlite3
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -310,19 +310,7 @@ class SQLiteAccounts:
             ).fetchone()
         if row is None:
             raise NotFound(f"no upload job {job_id!r}")
-        job_id, owner, status, files, done, documents, skipped, error, created, updated = row
-        return UploadJob(
-            job_id,
-            owner,
-            status,
-            tuple(json.loads(files)),
-            done,
-            tuple(IngestedFile(**d) for d in json.loads(documents)),
-            tuple(SkippedFile(**s) for s in json.loads(skipped)),
-            error,
-            created,
-            updated,
-        )
+        return upload_job(row, decode=json.loads, timestamp=str)
 
     def save_job(self, job: UploadJob) -> None:
         with self._write() as db:
@@ -360,16 +348,41 @@ def _conversation_key(db: sqlite3.Connection, owner: str, conversation_id: str) 
     return int(row[0])
 
 
-def _job_progress(job: UploadJob) -> tuple[Any, ...]:
-    """The job's columns that change as it runs, in table order from ``status``."""
+def upload_job(
+    row: Sequence[Any], *, decode: Callable[[Any], Any], timestamp: Callable[[Any], str]
+) -> UploadJob:
+    """A job from its columns, ``id`` to ``updated_at``; ``decode`` reads the backend's JSON
+    columns (text or ``jsonb``), ``timestamp`` its times."""
+    job_id, owner, status, files, done, documents, skipped, error, created, updated = row
+    return UploadJob(
+        job_id,
+        owner,
+        status,
+        tuple(decode(files)),
+        done,
+        tuple(IngestedFile(**d) for d in decode(documents)),
+        tuple(SkippedFile(**s) for s in decode(skipped)),
+        error,
+        timestamp(created),
+        timestamp(updated),
+    )
+
+
+def job_progress(job: UploadJob, *, encode: Callable[[Any], Any]) -> tuple[Any, ...]:
+    """The job's columns that change as it runs, in table order from ``status``;
+    ``encode`` writes the backend's JSON columns (text or ``jsonb``)."""
     return (
         job.status,
-        json.dumps(job.files, ensure_ascii=False),
+        encode(list(job.files)),
         job.done,
-        json.dumps([asdict(d) for d in job.documents], ensure_ascii=False),
-        json.dumps([asdict(s) for s in job.skipped], ensure_ascii=False),
+        encode([asdict(d) for d in job.documents]),
+        encode([asdict(s) for s in job.skipped]),
         job.error,
     )
+
+
+def _job_progress(job: UploadJob) -> tuple[Any, ...]:
+    return job_progress(job, encode=lambda value: json.dumps(value, ensure_ascii=False))
 
 
 def _sha256(secret: str) -> str:

@@ -13,14 +13,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
 from psycopg.types.json import Jsonb
 
-from docuchat.corpus.ingest import IngestedFile, SkippedFile
 from docuchat.errors import NotFound, StoreError
 from docuchat.store.accounts import (
     Conversation,
@@ -30,8 +28,10 @@ from docuchat.store.accounts import (
     User,
     check_secret,
     check_user_name,
+    job_progress,
     new_api_key,
     parse_api_key,
+    upload_job,
 )
 from docuchat.store.postgres_pool import open_migrated_pool, pooled_transaction
 
@@ -200,19 +200,7 @@ class PostgresAccounts:
             ).fetchone()
         if row is None:
             raise NotFound(f"no upload job {job_id!r}")
-        job_id, owner, status, files, done, documents, skipped, error, created, updated = row
-        return UploadJob(
-            job_id,
-            owner,
-            status,
-            tuple(files),
-            done,
-            tuple(IngestedFile(**d) for d in documents),
-            tuple(SkippedFile(**s) for s in skipped),
-            error,
-            _text(created),
-            _text(updated),
-        )
+        return upload_job(row, decode=lambda value: value, timestamp=_text)
 
     def save_job(self, job: UploadJob) -> None:
         with self._transaction() as conn:
@@ -248,15 +236,7 @@ def _insert_key(conn: Connection, user_id: str) -> str:
 
 
 def _job_progress(job: UploadJob) -> tuple[Any, ...]:
-    """The job's columns that change as it runs, in table order from ``status``."""
-    return (
-        job.status,
-        Jsonb(list(job.files)),
-        job.done,
-        Jsonb([asdict(d) for d in job.documents]),
-        Jsonb([asdict(s) for s in job.skipped]),
-        job.error,
-    )
+    return job_progress(job, encode=Jsonb)
 
 
 def _now() -> datetime:
