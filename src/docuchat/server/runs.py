@@ -16,7 +16,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, S
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-from fastapi import HTTPException, Request
+from fastapi import HTTPException
 from fastapi.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
@@ -164,11 +164,8 @@ class RunEventStream(StreamingResponse):
         self._cancel = run.cancel
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        watcher = asyncio.create_task(_cancel_on_disconnect(receive, self._cancel))
-        try:
+        async with cancelled_on_disconnect(receive, self._cancel):
             await self.stream_response(send)
-        finally:
-            watcher.cancel()
 
     async def stream_response(self, send: Send) -> None:
         """As Starlette's, but the text ending in ``[DONE]`` also ends the body (one write)."""
@@ -184,16 +181,16 @@ class RunEventStream(StreamingResponse):
 
 
 @asynccontextmanager
-async def cancelled_on_disconnect(request: Request, cancel: Cancellation) -> AsyncIterator[None]:
-    """Cancel when the client hangs up while the body is awaited (non-streamed answers)."""
-    watcher = asyncio.create_task(_cancel_on_disconnect(request.receive, cancel))
+async def cancelled_on_disconnect(receive: Receive, cancel: Cancellation) -> AsyncIterator[None]:
+    """Cancel when the client hangs up during the block (one plain watcher task)."""
+
+    async def watch() -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        cancel.cancel("client disconnected")
+
+    watcher = asyncio.create_task(watch())
     try:
         yield
     finally:
         watcher.cancel()
-
-
-async def _cancel_on_disconnect(receive: Receive, cancel: Cancellation) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
-    cancel.cancel("client disconnected")

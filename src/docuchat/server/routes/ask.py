@@ -64,7 +64,7 @@ async def ask(body: AskRequest, request: Request, user: CurrentUser, services: S
     )
     if body.stream:
         return RunEventStream(run, _events(run))
-    async with cancelled_on_disconnect(request, run.cancel):
+    async with cancelled_on_disconnect(request.receive, run.cancel):
         answer = await run.answer()
     return AskResult.of(answer, run.id, conversation.id)
 

@@ -89,7 +89,7 @@ async def chat_completions(
     if body.stream:
         include_usage = body.stream_options is not None and body.stream_options.include_usage
         return RunEventStream(run, _chunks(run, body.model, include_usage=include_usage))
-    async with cancelled_on_disconnect(request, run.cancel):
+    async with cancelled_on_disconnect(request.receive, run.cancel):
         answer = await run.answer()
     return ChatCompletion(
         id=f"chatcmpl-{run.id}",
