@@ -16,8 +16,9 @@ those that end before the clients stop.
 
 Measured: conversations per second against the ideal (N per 3 x LATENCY),
 time to the first streamed event and to the final event (p50, p99), the
-server's peak memory and CPU time, errors, and lost or crossed answers (each
-answer must carry its own conversation's marker and its user's secret).
+server's peak memory, CPU time and garbage-collector pauses, errors, and
+lost or crossed answers (each answer must carry its own conversation's marker
+and its user's secret).
 
     python bench/load_server.py                  # N = 50, 200, 500
     python bench/load_server.py --n 200 --ramp 0 --profile server.prof
@@ -44,9 +45,12 @@ from typing import Any
 import httpx
 import uvloop
 
+from gc_pauses import pauses
+
 LATENCY = 0.2
 MODEL_CALLS = 3
 USERS = 20
+BENCH = str(Path(__file__).parent)
 
 # -- the mock model ---------------------------------------------------------------------------
 
@@ -202,6 +206,7 @@ class Result:
     mock_cpu: float = 0.0
     client_cpu: float = 0.0
     load_average: float = 0.0
+    gc_pauses: list[float] = field(default_factory=list)
 
     def row(self, latency: float) -> dict[str, Any]:
         start, stop = self.window
@@ -225,6 +230,8 @@ class Result:
             "peak RSS MB": round(self.peak_rss_mb),
             "server busy": f"{self.server_cpu / wall:.0%}",
             "load avg": round(self.load_average, 1),
+            "GC pauses ms": round(sum(self.gc_pauses) * 1000),
+            "longest GC ms": round(max(self.gc_pauses, default=0.0) * 1000, 1),
             "CPU ms/conv server": self._per_conversation(self.server_cpu),
             "mock LLM": self._per_conversation(self.mock_cpu),
             "clients": self._per_conversation(self.client_cpu),
@@ -312,7 +319,13 @@ async def converse(client: SSEClient, user: int, marker: str) -> Conversation:
 
 
 async def run_load(
-    base: str, keys: list[str], n: int, ramp: float, duration: float, pids: tuple[int, int]
+    base: str,
+    keys: list[str],
+    n: int,
+    ramp: float,
+    duration: float,
+    pids: tuple[int, int],
+    gc_log: Path,
 ) -> Result:
     url = httpx.URL(base)
     host, port = url.host, url.port or 80
@@ -346,6 +359,7 @@ async def run_load(
     result.mock_cpu = cpu_seconds(mock_pid) - cpu_before[1]
     result.client_cpu = time.process_time() - cpu_before[2]
     result.load_average = os.getloadavg()[0]
+    result.gc_pauses = pauses(gc_log, *result.window)
     await tasks
     result.conversations = [c for per_client in tasks.result() for c in per_client]
     result.peak_rss_mb = max(peak, rss_mb(server_pid))
@@ -417,20 +431,23 @@ def main() -> None:
         env.update(OPENAI_BASE_URL=f"http://127.0.0.1:{mock_port}/v1", DOCUCHAT_HOME=home)
         serve = ["serve", "--port", "0", "--db", str(db), "--model", "openai:mock"]
         serve += ["--embedder", "none", "--no-access-log"]
-        run = "from docuchat.cli.main import main; "
+        gc_log = Path(home) / "gc.log"
+        run = f"import gc_pauses; gc_pauses.install({str(gc_log)!r}); "
+        run += "from docuchat.cli.main import main; "
         run += (
             f"import cProfile; cProfile.run('main()', {args.profile!r})"
             if args.profile
             else "main()"
         )
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [BENCH, env.get("PYTHONPATH")]))
         launcher = [sys.executable, "-c", run]
         with process([*launcher, *serve], env, r"running on (http://\S+)") as (server, base):
             upload_documents(base, keys)
             pids = server.pid, mock.pid
-            uvloop.run(run_load(base, keys, 10, ramp, 1.0, pids))  # warm up
+            uvloop.run(run_load(base, keys, 10, ramp, 1.0, pids, gc_log))  # warm up
             rows = []
             for n in args.n:
-                result = uvloop.run(run_load(base, keys, n, ramp, args.duration, pids))
+                result = uvloop.run(run_load(base, keys, n, ramp, args.duration, pids, gc_log))
                 errors = [c.error for c in result.conversations if c.error]
                 if errors:
                     print(f"{len(errors)} errors, e.g. {errors[0]}", flush=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
@@ -17,6 +18,7 @@ from click.testing import CliRunner
 
 from docuchat.cli.main import cli
 from docuchat.server import ServerSettings
+from docuchat.server.heap import THRESHOLDS
 from docuchat.store.accounts import open_accounts
 
 from .conftest import auth
@@ -110,3 +112,26 @@ def test_serve_answers_with_the_users_of_its_database(home: Path, served: str) -
     assert httpx.get(f"{served}/health").json()["status"] == "ok"
     assert httpx.get(f"{served}/api/me", headers=auth(key)).json()["name"] == "alice"
     assert httpx.get(f"{served}/api/me").status_code == 401
+
+
+def test_serve_freezes_the_start_up_heap_before_serving(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Full collections would otherwise traverse start-up's objects and stall the loop."""
+    import uvicorn
+
+    seen: dict[str, object] = {}
+
+    def run(app: object, **_options: object) -> None:
+        seen.update(frozen=gc.get_freeze_count(), thresholds=gc.get_threshold())
+
+    monkeypatch.setattr(uvicorn, "run", run)
+    defaults = gc.get_threshold()
+    try:
+        result = CliRunner().invoke(cli, ["serve", "--model", "scripted", "--embedder", "none"])
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*defaults)
+    assert result.exit_code == 0, result.output
+    assert isinstance(seen["frozen"], int) and seen["frozen"] > 10_000
+    assert seen["thresholds"] == THRESHOLDS

@@ -58,6 +58,7 @@ def serve_command(
     import uvicorn  # the server's libraries load only for this command
 
     from docuchat.server import ServerSettings, create_app
+    from docuchat.server.heap import settle_heap
 
     flags: dict[str, Any] = {
         "host": host,
@@ -72,6 +73,7 @@ def serve_command(
     except DocuchatError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"docuchat: {settings.db_path}, model {settings.model}", err=True)
+    settle_heap()
     uvicorn.run(
         app,
         host=settings.host,
