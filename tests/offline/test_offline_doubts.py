@@ -225,3 +225,27 @@ def test_a_converse_names_the_party_a_who_question_asks_for() -> None:
     assert signs_of(asked, text)["opposite"] == 0.0
     assert compose_answer(analyse(asked), [Passage(1, "c1", text)]) == f"{PREFIX}“{text}” [1]"
     assert signs_of("Which brother did Emma marry?", text)["opposite"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("misspelt", "other_name"),
+    [
+        ("In what year did Hatmanis publish the paper?", "In what year did Hartley publish it?"),
+        ("What lies north of Carslbad?", "What lies north of Oceanside?"),
+        ("What did the Californian communities build?", "What did the Nevadan communities build?"),
+    ],
+)
+def test_a_name_one_slip_from_the_sentences_is_misspelt_not_another_name(
+    misspelt: str, other_name: str
+) -> None:
+    text = (
+        "In 1965 Juris Hartmanis published the paper on what lies north of Carlsbad. "
+        "The California communities built highways."
+    )
+    assert signs_of(misspelt, text)["name_missing_here"] == 0.0
+    assert signs_of(other_name, text)["name_missing_here"] == 1.0
+
+
+def test_short_names_one_letter_apart_are_other_names() -> None:
+    text = "Hugh led the army into Wales."
+    assert signs_of("Where did Hugo lead the army?", text)["name_missing_here"] == 1.0

@@ -90,6 +90,7 @@ _ORDINAL = re.compile(r"^(\d+(st|nd|rd|th)|second|third|fourth|fifth|sixth|seven
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w'’]*(?:[ -]+[A-Z][\w'’]*)+")
 _POSSESSIVE_END = re.compile(r"['’]s\b")
 _DIGIT = re.compile(r"\d")
+_SLIP_LENGTH = 5
 
 
 def doubt(found: Mapping[str, float], weights: Mapping[str, float] = WEIGHTS) -> float:
@@ -123,8 +124,8 @@ def signs(s: Sentence, reading: Reading, quoted: Sequence[Sentence]) -> dict[str
     return {
         "number_missing": float(bool(q.numbers - s.numbers)),
         "number_rebound": float(_number_rebound(q, s)),
-        "name_missing_nearby": float(bool(names - s.window)),
-        "name_missing_here": float(bool(names - stated)),
+        "name_missing_nearby": float(bool(_missing(names, s.window))),
+        "name_missing_here": float(bool(_missing(names, stated))),
         "name_scrambled": float(_name_scrambled(q, s)),
         "negation_added": float(q.negated and not negated(s.text)),
         "opposite": float(bool(swapped)),
@@ -138,6 +139,28 @@ def signs(s: Sentence, reading: Reading, quoted: Sequence[Sentence]) -> dict[str
         "answer_type_missing": float(untyped),
         "reworded": float(len(reworded)),
     }
+
+
+def _missing(names: frozenset[str], said: frozenset[str]) -> set[str]:
+    """The names that ``said`` lacks, spelled as asked or one slip away: crowd workers and
+    users misspell names ("Hatmanis", "Carslbad"), which is no sign of another name."""
+    return {name for name in names - said if not any(_one_slip(name, w) for w in said)}
+
+
+def _one_slip(a: str, b: str) -> bool:
+    """One letter added, dropped, changed, or two neighbours swapped, in words of at least
+    ``_SLIP_LENGTH`` letters (shorter names differ by one letter: "Hugh" and "Hugo")."""
+    if min(len(a), len(b)) < _SLIP_LENGTH or abs(len(a) - len(b)) > 1 or a[0] != b[0]:
+        return False
+    start = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)
+    if start is None:
+        return True  # one is the other plus a last letter
+    changed = a[start + 1 :] == b[start + 1 :]
+    dropped = a[start + 1 :] == b[start:] or a[start:] == b[start + 1 :]
+    swapped = (
+        a[start : start + 2] == b[start : start + 2][::-1] and a[start + 2 :] == b[start + 2 :]
+    )
+    return (len(a) == len(b) and (changed or swapped)) or (len(a) != len(b) and dropped)
 
 
 def _antonym_swapped(q: Question, s: Sentence) -> set[str]:
