@@ -80,6 +80,18 @@ CASES = {
         "Who did Harold II kill?",
         "Who killed Harold II?",
     ),
+    "roles_reversed, passive with an adverb": (
+        "roles_reversed",
+        "Norman mercenaries were first encouraged to come to the south by the Lombards.",
+        "Who did the Normans encourage to come to the south?",
+        "Who encouraged the Normans to come to the south?",
+    ),
+    "opposite, least known against best known": (
+        "opposite",
+        "The best known algorithm for integer factorization is the number field sieve.",
+        "What is the least well known algorithm for integer factorization?",
+        "What is the best known algorithm for integer factorization?",
+    ),
     "qualifier_unknown": (
         "qualifier_unknown",
         "Larkspur provides private health insurance for every employee.",

@@ -23,7 +23,7 @@ _PAIRS = (
     "male female|men women|father mother|son daughter|input output|open close|open closed|"
     "formal informal|direct indirect|finite infinite|natural artificial|domestic foreign|"
     "urban rural|offensive defensive|majority minority|agree disagree|support oppose|"
-    "ally enemy|friend enemy|peace war"
+    "ally enemy|friend enemy|peace war|best least|approve oppose|consent oppose|approve reject"
 )
 _CONVERSE = "buy sell|bought sold|give receive|win lose|won lost|husband wife|brother sister"
 """Pairs that state one relation from either side ("A sold it to B": B bought it; "Emma,

@@ -294,7 +294,9 @@ def _roles_reversed(q: Question, s: Sentence, names: frozenset[str]) -> bool:
     verbs = [at for at, t in enumerate(said) if t == verb[1]]
 
     def passive(at: int) -> bool:
-        return at > 0 and s.words[at - 1] in _PASSIVE_MARKERS and "by" in s.words[at + 1 :]
+        # "were encouraged by", and with an adverb between: "were first encouraged by".
+        marked = _PASSIVE_MARKERS.intersection(s.words[max(0, at - 2) : at])
+        return bool(marked) and "by" in s.words[at + 1 :]
 
     def agrees(i: int, term: str) -> bool:
         """Some use of the name sits on the question's side of some use of the verb."""
