@@ -50,20 +50,20 @@ DOUBT_THRESHOLD = 1.0
 # sign of contrary evidence, a missing name or an opposite abstains; a changed word or an
 # unknown kind alone does not.
 WEIGHTS = {
-    "number_missing": 1.14,
-    "number_rebound": 1.02,
-    "name_missing_nearby": 0.96,
+    "number_missing": 1.13,
+    "number_rebound": 1.01,
+    "name_missing_nearby": 0.97,
     "name_missing_here": 1.0,
-    "name_scrambled": 1.04,
-    "negation_added": 1.15,
-    "opposite": 1.03,
+    "name_scrambled": 1.03,
+    "negation_added": 1.14,
+    "opposite": 1.02,
     "word_changed": 0.96,
     "roles_reversed": 1.0,
     "superlative_qualified": 1.0,
-    "kind_unknown": 0.97,
+    "kind_unknown": 0.96,
     "qualifier_unknown": 1.0,
-    "answer_type_missing": 0.96,
-    "reworded": -0.46,
+    "answer_type_missing": 0.95,
+    "reworded": -0.45,
 }
 """Per sign; a sign counts 1 when present ("reworded": per question word)."""
 
