@@ -86,6 +86,12 @@ CASES = {
         "Who did the Normans encourage to come to the south?",
         "Who encouraged the Normans to come to the south?",
     ),
+    "roles_reversed, a name inside a phrase is not beside its verb": (
+        "roles_reversed",
+        "The Normans had a profound effect on Irish culture and history.",
+        "Who did the Irish culture have a profound effect on?",
+        "Who had a profound effect on Irish culture?",
+    ),
     "opposite, least known against best known": (
         "opposite",
         "The best known algorithm for integer factorization is the number field sieve.",
