@@ -152,15 +152,18 @@ def _one_slip(a: str, b: str) -> bool:
     ``_SLIP_LENGTH`` letters (shorter names differ by one letter: "Hugh" and "Hugo")."""
     if min(len(a), len(b)) < _SLIP_LENGTH or abs(len(a) - len(b)) > 1 or a[0] != b[0]:
         return False
-    start = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)
-    if start is None:
-        return True  # one is the other plus a last letter
-    changed = a[start + 1 :] == b[start + 1 :]
-    dropped = a[start + 1 :] == b[start:] or a[start:] == b[start + 1 :]
-    swapped = (
-        a[start : start + 2] == b[start : start + 2][::-1] and a[start + 2 :] == b[start + 2 :]
+    # What differs once the common start and end are set aside: at most a letter on each
+    # side, or two letters in swapped order.
+    start = _shared_start(a, b)
+    end = min(_shared_start(a[::-1], b[::-1]), min(len(a), len(b)) - start)
+    here, there = a[start : len(a) - end], b[start : len(b) - end]
+    return max(len(here), len(there)) <= 1 or (len(here) == 2 and here == there[::-1])
+
+
+def _shared_start(a: str, b: str) -> int:
+    return next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
     )
-    return (len(a) == len(b) and (changed or swapped)) or (len(a) != len(b) and dropped)
 
 
 def _antonym_swapped(q: Question, s: Sentence) -> set[str]:
@@ -231,15 +234,6 @@ def _name_scrambled(q: Question, s: Sentence) -> bool:
     return False
 
 
-def _adjacent(said: Sequence[str], asked: Sequence[str], i: int, j: int) -> bool:
-    """Question words ``i`` and ``j`` (a name and its neighbour) stand side by side in the
-    sentence too, in the same order: one phrase ("Irish culture"), not a name and a verb."""
-    if not 0 <= j < len(asked):
-        return False
-    first, second = (stem(asked[i]), stem(asked[j])) if i < j else (stem(asked[j]), stem(asked[i]))
-    return any(a == first and b == second for a, b in pairwise(said))
-
-
 def _contains(said: Sequence[str], run: Sequence[str]) -> bool:
     return any(list(said[i : i + len(run)]) == list(run) for i in range(len(said)))
 
@@ -294,8 +288,13 @@ def _roles_reversed(q: Question, s: Sentence, names: frozenset[str]) -> bool:
         return False
     said = [stem(w) for w in s.words]
     keys = [(i, stem(w)) for i, w in enumerate(q.words) if is_key(w)]
+    # A word beside a name in both texts is part of the name's phrase ("Irish culture"),
+    # not the verb that puts the name on one side.
     named = {i for i, t in keys if t in names}
-    phrased = {j for i in named for j in (i - 1, i + 1) if _adjacent(said, q.words, i, j)}
+    sides = set(pairwise(said))
+    asked = pairwise(stem(w) for w in q.words)
+    beside = [(i, i + 1) for i, pair in enumerate(asked) if pair in sides]
+    phrased = {j for pair in beside if named.intersection(pair) for j in pair}
     verb = next(
         (
             (i, t)
