@@ -179,7 +179,10 @@ def report(
     ]
     low_at, low = min(rates, key=lambda rate: rate[1])
     back = next((t + BIN_S for t, rate in rates if t > low_at and rate >= RECOVERED * before), None)
-    usual = median(c.answer or 0 for c in answered if killed_at - 2 <= c.started < killed_at)
+    # The usual answer time: questions asked in steady state before the kill (the uploads
+    # arriving in its last seconds may hold every answer back).
+    usual = median(c.answer or 0 for c in answered if start <= c.started < killed_at)
+    late = [c for c in conversations if killed_at - 2 <= c.started < killed_at]
     settled = next(
         (
             t
@@ -207,6 +210,9 @@ def report(
         f"lowest {BIN_S} s after the kill, of that": f"{low / before:.0%}",
         f"back to {RECOVERED:.0%} of it after s": _seconds(back, killed_at),
         "answer p50 before the kill s": round(usual, 2),
+        "asked in the 2 s before the kill / answered": (
+            f"{len(late)} / {sum(1 for c in late if c in answered)}"
+        ),
         f"questions answered within {SETTLED}x that p50 again after s": _seconds(
             settled, killed_at
         ),

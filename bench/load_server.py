@@ -128,6 +128,9 @@ class MockModelProtocol(asyncio.Protocol):
                 return
             body = self.buffer[end + 4 : end + 4 + size]
             self.buffer = self.buffer[end + 4 + size :]
+            if not head.startswith("POST "):  # a probe (GET /models, /props...): not found
+                self.transport.write(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")
+                continue
             asyncio.get_running_loop().create_task(self.answer(json.loads(body)))
 
     async def answer(self, body: dict[str, Any]) -> None:
