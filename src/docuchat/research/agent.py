@@ -12,7 +12,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Literal, TypeVar
 
@@ -42,6 +42,7 @@ from docuchat.models.base import (
 )
 from docuchat.research.citations import Citation, Verification, declines, verify
 from docuchat.research.prompts import PIPELINE_PROMPT, SYSTEM_PROMPT
+from docuchat.research.questions import Asked, analyse, earlier_questions, tool_budget
 from docuchat.research.tools import (
     BASIC_TOOLS,
     RICH_TOOLS,
@@ -156,7 +157,7 @@ class ResearchAgent:
     k: int = 8
     where: DocumentFilter | None = None
     system_prompt: str = SYSTEM_PROMPT
-    _runtime: Agent[str] | None = field(default=None, init=False, repr=False)
+    _runtimes: dict[int | None, Agent[str]] = field(default_factory=dict, init=False, repr=False)
 
     async def ask(
         self,
@@ -188,7 +189,8 @@ class ResearchAgent:
         session = self._session()
         failed: RunResult | None = None
         if self.mode == "agent":
-            stream = self._agent().stream(
+            asked = analyse(question, earlier_questions(history))
+            stream = self._agent(asked).stream(
                 question, history=history, deps=session, cancel=cancel, trace=trace
             )
             async for event in stream:
@@ -207,16 +209,21 @@ class ResearchAgent:
             yield event
         yield AnswerReady(self._answer(question, pipeline.result, session, "pipeline", failed))
 
-    def _agent(self) -> Agent[str]:
-        """The runtime agent, built once: its tools reach each run's session as ``deps``."""
-        if self._runtime is None:
-            self._runtime = Agent(
+    def _agent(self, asked: Asked) -> Agent[str]:
+        """The runtime agent, built once per tool-call cap: its tools reach each run's session
+        as ``deps``. A comparison of three subjects may make a search and open a passage per
+        subject: six tool calls, one more than the default five."""
+        cap = self.limits.max_tool_calls
+        if cap is not None:
+            cap = tool_budget(asked, cap)
+        if cap not in self._runtimes:
+            self._runtimes[cap] = Agent(
                 self.model,
                 tools=RICH_TOOLS if self.rich_tools else BASIC_TOOLS,
-                limits=self.limits,
+                limits=replace(self.limits, max_tool_calls=cap),
                 system_prompt=self.system_prompt,
             )
-        return self._runtime
+        return self._runtimes[cap]
 
     def _session(self) -> ResearchSession:
         return ResearchSession(self.searcher, self.owner, k=self.k, where=self.where)

@@ -60,7 +60,8 @@ _FINDERS: dict[str, re.Pattern[str]] = {
     "date": re.compile(
         r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:" + "|".join(MONTHS) + r")\b(?:\s+\d{4})?"
         r"|\b(?:" + "|".join(MONTHS) + r")(?:\s+\d{1,2}(?:st|nd|rd|th)?,?)?\s+\d{4}\b"
-        r"|\b(?:1[89]|20)\d{2}\b|\bQ[1-4]\b|\b\d{4}-\d{2}-\d{2}\b"
+        r"|\b(?:1\d{3}|20\d{2})s?\b|\bQ[1-4]\b|\b\d{4}-\d{2}-\d{2}\b"
+        r"|\b\d{1,2}(?:st|nd|rd|th)\b|\bcentur(?:y|ies)\b"
         r"|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"
         r"|\b(?:end|start|beginning|middle|mid)[\s-]+(?:of\s+)?(?:" + "|".join(MONTHS) + r")\b"
         r"|\b(?:" + "|".join(MONTHS) + r")\b",
@@ -73,7 +74,7 @@ _FINDERS: dict[str, re.Pattern[str]] = {
     ),
     "reason": re.compile(
         r"\b(?:because|due to|owing to|as a result|caused|cause|reasons?|so that|therefore"
-        r"|thanks to|led to|since|in order to|given that)\b|,\s+so\b",
+        r"|thanks to|led to|since|in order to|given that|for (?:its|their|his|her))\b|,\s+so\b",
         re.IGNORECASE,
     ),
 }
@@ -83,6 +84,7 @@ _ROLE_WORDS = frozenset(
     "team lead leader engineer controller counsel owner president secretary supervisor "
     "partner department".split()
 )
+_COUNT_WORDS = NUMBER_WORDS | {"one", "single"}
 _ANYTHING_NUMERIC = ("money", "percent", "duration", "time", "date", "quantity")
 
 
@@ -121,39 +123,58 @@ _MONEY_VERBS = frozenset(
     "cost costs pay paid pays paying spend spent spends charge charged charges sell sold "
     "earn earned lose lost owe owed invoice invoiced price priced worth".split()
 )
-_HEAD_NOUNS: dict[Kind, frozenset[str]] = {
+_VALUE_NOUNS: dict[Kind, frozenset[str]] = {
+    "money": frozenset("price prices cost costs fee fees charge charges cover spend".split()),
+    "percent": frozenset("percentage share".split()),
+    "duration": frozenset("period periods duration time times notice timescale timeline".split()),
+    "date": frozenset("date dates deadline day year years decade century month era".split()),
+    "quantity": frozenset(
+        "limit limits rate rates maximum minimum total amount cap caps threshold".split()
+    ),
+}
+"""Nouns that name a value of a kind and nothing more ("the *limit*", "the notice *period*"):
+a value of the kind is what they ask for, whatever words the text uses around it."""
+_HEAD_NOUNS: dict[Kind | None, frozenset[str]] = {
     "money": frozenset(
-        "price prices cost costs fee fees budget budgets revenue revenues sales profit profits "
-        "salary salaries excess charge charges rent spend spending income turnover premium "
-        "deductible expenditure capex contingency allowance cover".split()
+        "budget budgets revenue revenues sales profit profits salary salaries rent spending "
+        "income turnover premium deductible expenditure capex contingency allowance".split()
     ),
-    "percent": frozenset("percentage margin share availability growth uptime".split()),
-    "duration": frozenset(
-        "period periods term terms duration notice timescale timeline retention".split()
-    ),
-    "date": frozenset("date dates deadline day".split()),
+    "percent": frozenset("margin availability growth uptime".split()),
+    "duration": frozenset("retention".split()),
     "person": frozenset(
         "manager chair chairman chairwoman commander author owner contact director executive "
-        "officer leader signatory person sponsor controller counsel engineer president".split()
+        "officer signatory sponsor controller counsel president secretary treasurer".split()
     ),
+    "identifier": frozenset("number reference code id identifier password".split()),
+    "quantity": frozenset("score".split()),
+    None: frozenset("rating excess".split()),
+}
+"""Nouns that name a thing of a kind ("what *budget*", "which *manager*", "the account
+*number*"): a text that answers names it too (a budget is called a budget, an account number
+an account number)."""
+_CATEGORY_NOUNS: dict[Kind | None, frozenset[str]] = {
     "name": frozenset(
         "region country city town location address place site law laws supplier suppliers "
         "vendor company provider store stores product scanners scanner system platform "
-        "insurer bank airline agency centre center".split()
-    ),
-    "identifier": frozenset("number reference code id identifier password".split()),
-    "quantity": frozenset(
-        "limit limits rate rates maximum minimum score total amount level cap caps "
-        "threshold allowance".split()
+        "insurer bank airline agency centre center organization organisation".split()
     ),
 }
+"""Nouns of categories whose members have names ("which *supplier*", "what *organization*"):
+naming a member answers, whether or not the text says "supplier"."""
 _COMPARATIVES: dict[Kind, frozenset[str]] = {
     "duration": frozenset("longer shorter faster slower sooner later quicker".split()),
     "money": frozenset("cheaper dearer costlier pricier".split()),
     "quantity": frozenset("higher lower more less bigger smaller larger greater fewer".split()),
 }
+VALUE_NOUNS = frozenset().union(*_VALUE_NOUNS.values())
+NAMED_NOUNS = frozenset().union(*_HEAD_NOUNS.values())
+COMPARATIVES = frozenset().union(*_COMPARATIVES.values())
+
+
 _WH = re.compile(r"\b(?:what|which|whose)\b")
-_PHRASE_START = re.compile(r"\b(?:how much|compare|how (?:do|does|did))\b")
+_PHRASE_START = re.compile(
+    r"\b(?:how much|compare|how (?:do|does|did)|who (?:is|was|are|were|will be))\b"
+)
 _LEAD_IN = frozenset("s is are was were the a an our your its their".split())
 _OBJECT_STARTS = frozenset("the a an us our your their its this that these those".split())
 _STOP_HEAD = frozenset(
@@ -173,8 +194,16 @@ def expected_kind(question: str) -> Kind | None:
     said = re.findall(r"[a-z][a-z'’-]*", lowered)
     head = asked_for(question)
     named: Kind | None = next(
-        (k for k, nouns in _HEAD_NOUNS.items() if head and head[-1] in nouns), None
+        (
+            k
+            for table in (_VALUE_NOUNS, _HEAD_NOUNS, _CATEGORY_NOUNS)
+            for k, nouns in table.items()
+            if head and head[-1] in nouns and k is not None
+        ),
+        None,
     )
+    if head == ("number",):  # "exceeds what *number*": a quantity, not an account number
+        named = "quantity"
     if named is None:
         named = next((k for k, words in _COMPARATIVES.items() if words.intersection(said)), None)
     money = bool(_MONEY_VERBS.intersection(said))
@@ -187,8 +216,9 @@ def expected_kind(question: str) -> Kind | None:
 
 def asked_for(question: str) -> tuple[str, ...]:
     """The words that name what is asked for, lower-cased: the noun phrase after "what",
-    "which" or "how much" ("what *warranty period* does…", "what is the *monthly limit*
-    on…", "Acme's *payment terms*"); empty when there is none."""
+    "which", "how much" or "who is" ("what *warranty period* does…", "what is the *monthly
+    limit* on…", "Acme's *payment terms*", "who is our *account manager*"); empty when there
+    is none."""
     lowered = fold(question).lower().replace("’", "'")
     found = _WH.search(lowered) or _PHRASE_START.search(lowered)
     if found is None:
@@ -232,12 +262,11 @@ def _values(kind: Kind, text: str, counted: Sequence[str]) -> list[str]:
     folded = fold(text)
     if kind == "count":
         return _counts(folded, counted)
-    if kind in ("person", "name"):
+    if kind == "name":
+        return [m.group() for m in _NAME.finditer(folded)]
+    if kind == "person":
         names = [m.group() for m in _NAME.finditer(folded)]
-        if kind == "person":
-            words = re.findall(r"[a-z]+", folded.lower())
-            names += [w for w in words if w in _ROLE_WORDS]
-        return names
+        return names + [w for w in re.findall(r"[a-z]+", folded.lower()) if w in _ROLE_WORDS]
     if kind == "quantity":
         return [m.group().strip() for k in _ANYTHING_NUMERIC for m in _FINDERS[k].finditer(folded)]
     if kind == "date":
@@ -246,18 +275,27 @@ def _values(kind: Kind, text: str, counted: Sequence[str]) -> list[str]:
 
 
 def _counts(text: str, counted: Sequence[str]) -> list[str]:
-    """Numbers followed, within three words, by a word for what is counted ("250 Named
-    Users", "12 days of on-site training", "3,420 card transactions")."""
+    """Numbers followed, within five words, by a word for what is counted ("250 Named
+    Users", "12 days of on-site training", "5 University of California campuses")."""
     tokens = re.findall(r"[\w'’.,-]+", text)
     found = []
     for i, token in enumerate(tokens):
         bare = token.strip(".,").lower()
-        if not (re.fullmatch(r"\d[\d,]*(?:\.\d+)?", bare) or bare in NUMBER_WORDS):
+        if not (re.fullmatch(r"\d[\d,]*(?:\.\d+)?", bare) or bare in _COUNT_WORDS):
             continue
-        after = [stem(t.strip(".,").lower()) for t in tokens[i + 1 : i + 4]]
+        after = [stem(t.strip(".,").lower()) for t in tokens[i + 1 : i + 6]]
         if any(t in after for t in counted):
             found.append(token.strip(".,"))
     return found
 
 
-__all__ = ["Found", "Kind", "asked_for", "expected_kind", "find"]
+__all__ = [
+    "COMPARATIVES",
+    "NAMED_NOUNS",
+    "VALUE_NOUNS",
+    "Found",
+    "Kind",
+    "asked_for",
+    "expected_kind",
+    "find",
+]

@@ -22,7 +22,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from docuchat.research.kinds import Kind, asked_for, expected_kind
+from docuchat.models.base import Message, UserMessage
+from docuchat.research.kinds import COMPARATIVES, NAMED_NOUNS, Kind, asked_for, expected_kind
+from docuchat.research.tools import KEEP_OPENED
 from docuchat.research.words import MONTHS, PRONOUNS, fold, is_key, stem, words
 
 BORROWED = 0.5
@@ -44,12 +46,22 @@ _SUBJECTS = re.compile(
     rf"(?:the\s+)?(?P<first>{_NAME})(?P<middle>(?:,\s+(?:the\s+)?{_NAME})*),?\s+(?:and|or|vs\.?"
     rf"|versus)\s+(?:in\s+|the\s+)?(?P<last>{_NAME})"
 )
+_COMPARING_WORDS = (
+    frozenset(
+        "compare compared compares comparison differ differs difference different versus vs each "
+        "both respectively".split()
+    )
+    | COMPARATIVES
+)
 _FOLLOW_UP = re.compile(r"^\s*(?:and|so|what about|how about|also)\b", re.IGNORECASE)
 _YES_NO = re.compile(
     r"^(?:do|does|did|is|are|was|were|can|could|has|have|had|will|would|should|may|must)\b",
     re.IGNORECASE,
 )
 _CODE = re.compile(r"\d")
+_KIND_WORDS = re.compile(
+    r"\bhow (?:long|much|many|fast|quickly|soon|far|often|old|big|large)\b", re.IGNORECASE
+)
 _PLAIN_NUMBER = re.compile(r"\d[\d,.]*")
 _YEAR = re.compile(r"(?:1[89]|20)\d{2}")
 _LONG_ANSWER = re.compile(r"\b(list|summari[sz]e|summary|explain|describe|outline)\b", re.I)
@@ -64,19 +76,29 @@ class Part:
     """The kind of fact wanted, or None when any sentence on the subject may answer."""
     terms: Mapping[str, float]
     """Stems of the key words with a weight (1, or ``BORROWED``)."""
-    names: frozenset[str]
-    """Stems of the names, dates and codes the part is about: evidence must name them."""
+    named: tuple[tuple[str, ...], ...]
+    """The names, dates and codes the part is about, each as the stems of its words ("new",
+    "york"): evidence must name them (a name of several words may lack one)."""
     asked_for: tuple[str, ...] = ()
     """Stems of the words that name what is asked for ("payment terms", "account number")."""
+    head: str | None = None
+    """The stem of the noun that names the thing asked for when a text that states it would
+    name it too (``kinds.NAMED_NOUNS``): "the account *number*", "the dress *code*", "the
+    chief *executive*" (not "the monthly *limit*": any amount names a limit; not "which
+    *organization*": naming one answers)."""
     counted: tuple[str, ...] = ()
     """For a count: stems of what is counted ("how many *named users*")."""
     subject: str = ""
     """A comparison's subject, as the question names it ("Acme")."""
+    keywords: tuple[str, ...] = ()
+    """The key words as written, its own first: what to search for."""
+    borrowed: tuple[str, ...] = ()
+    """Those of ``keywords`` borrowed from another clause or the previous question."""
 
     @property
-    def query(self) -> str:
-        """The part's own words (what to search for)."""
-        return self.text
+    def names(self) -> frozenset[str]:
+        """The stems of every word of every name."""
+        return frozenset(w for name in self.named for w in name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +121,19 @@ class Asked:
             for term, weight in part.terms.items():
                 merged[term] = max(weight, merged.get(term, 0.0))
         return merged
+
+
+def earlier_questions(history: Sequence[Message]) -> list[str]:
+    """The user's questions in a conversation's history, oldest first (not the prompts the
+    runtime injects)."""
+    return [m.content for m in history if isinstance(m, UserMessage) and m.origin == "user"]
+
+
+def tool_budget(asked: Asked, default: int) -> int:
+    """The tool calls a question needs: ``default``, or for a comparison a search and an
+    opened passage per subject (three at most: the runtime keeps three opened passages in
+    full)."""
+    return max(default, 2 * min(len(asked.subjects), KEEP_OPENED))
 
 
 def analyse(question: str, earlier: Sequence[str] = ()) -> Asked:
@@ -137,29 +172,38 @@ def _leans(question: str) -> bool:
 
 
 def _part(clause: str) -> Part:
-    said = words(clause)
-    terms = {stem(w): 1.0 for w in said if is_key(w)}
     kind = expected_kind(clause)
+    # The question words of the kind are no terms: "how *long*…", "how *many*…".
+    said = words(_KIND_WORDS.sub(" ", clause))
+    terms = {stem(w): 1.0 for w in said if is_key(w)}
     counted: tuple[str, ...] = ()
     if kind == "count":
         after = re.split(r"\bhow many\b", fold(clause).lower(), maxsplit=1)[-1]
         counted = tuple(stem(w) for w in words(after)[:3] if is_key(w))
+    phrase = [w for w in asked_for(clause) if is_key(w)]
+    last = phrase[-1] if phrase else ""
+    # "what *number*" asks for a quantity; "the account *number*" names an identifier.
+    named = last in NAMED_NOUNS and (last != "number" or len(phrase) > 1)
     return Part(
         text=clause,
         kind=kind,
         terms=terms,
-        names=_names(clause) & terms.keys(),
-        asked_for=tuple(stem(w) for w in asked_for(clause) if is_key(w)),
+        keywords=tuple(dict.fromkeys(w for w in said if is_key(w))),
+        named=tuple(n for n in _names(clause) if set(n) <= terms.keys()),
+        asked_for=tuple(stem(w) for w in phrase),
+        head=stem(last) if named else None,
         counted=counted,
     )
 
 
-def _names(text: str) -> frozenset[str]:
-    """Stems of the capitalised words after the first ("Acme", "New York"), of codes ("Q2",
-    "P1", "INC-2025-0314"), years, and days of the month ("*21* March"); not of amounts and
-    counts ("£3,000", "10,000 miles", "25 users"), which a text may state otherwise."""
+def _names(text: str) -> list[tuple[str, ...]]:
+    """The stems of each name: a run of capitalised words after the first ("Acme", "New
+    York"), a code ("Q2", "P1", "INC-2025-0314"), a year, a day of the month ("*21*
+    March"); not amounts and counts ("£3,000", "10,000 miles", "25 users"), which a text may
+    state otherwise."""
     tokens = re.findall(r"\d[\d,.]*\d|[\w'’&-]+", fold(text))
-    found: set[str] = set()
+    found: list[list[str]] = []
+    joined = False
     for i, token in enumerate(tokens):
         bare = re.sub(r"['’]s$", "", token)
         capital = i > 0 and bare[:1].isupper() and bare != "I"
@@ -168,8 +212,13 @@ def _names(text: str) -> frozenset[str]:
             bare.isdigit() and any(t.lower() in MONTHS for t in tokens[i - 1 : i + 2] if t)
         )
         if capital or coded or dated:
-            found.update(stem(w) for w in words(bare))
-    return frozenset(found)
+            stems = [stem(w) for w in words(bare)]
+            if joined and capital:
+                found[-1] += stems
+            else:
+                found.append(stems)
+        joined = (capital or coded or dated) and bare == token
+    return [tuple(name) for name in found if name]
 
 
 def _borrowing(part: Part, other: Part, *, follow_up: bool) -> Part:
@@ -177,18 +226,25 @@ def _borrowing(part: Part, other: Part, *, follow_up: bool) -> Part:
     its own kind and names (the first clause's names stay out of the second's terms); a
     follow-up takes ``other``'s kind when it names none, and its names when it has none of
     its own ("And after that?"; "And in Manchester?" replaces London)."""
-    keep_names = follow_up and not part.names
+    keep_names = follow_up and not part.named
     borrowed = {t: BORROWED for t in other.terms if t not in part.terms}
     if not keep_names:
         borrowed = {t: w for t, w in borrowed.items() if t not in other.names}
-    if not follow_up:
-        return replace(part, terms={**part.terms, **borrowed})
-    return replace(
+    surface = tuple(w for w in other.keywords if stem(w) in borrowed)
+    taken = replace(
         part,
         terms={**part.terms, **borrowed},
-        names=part.names | (other.names if keep_names else frozenset()),
+        keywords=(*part.keywords, *surface),
+        borrowed=(*part.borrowed, *surface),
+    )
+    if not follow_up:
+        return taken
+    return replace(
+        taken,
+        named=part.named + (other.named if keep_names else ()),
         kind=part.kind or other.kind,
         asked_for=part.asked_for or other.asked_for,
+        head=part.head or other.head,
         counted=part.counted or other.counted,
     )
 
@@ -199,7 +255,7 @@ def _subjects(question: str) -> tuple[str, ...]:
     for match in _SUBJECTS.finditer(question):
         middle = re.findall(_NAME, match.group("middle") or "")
         found = [match.group("first"), *middle, match.group("last")]
-        found = [re.sub(r"['’]s$", "", name) for name in found]
+        found = [re.sub(r"['’]s$", "", name).rstrip(".,;:?!") for name in found]
         if len(set(found)) >= 2 and all(_names(f"of {name}") for name in found):
             return tuple(dict.fromkeys(found))
     return ()
@@ -208,21 +264,24 @@ def _subjects(question: str) -> tuple[str, ...]:
 def _compared(question: str, subjects: Sequence[str]) -> list[Part]:
     """A part per subject: the question's terms without the other subjects' names."""
     whole = _part(question)
-    named = {s: frozenset(stem(w) for w in words(s)) for s in subjects}
+    named = {s: tuple(stem(w) for w in words(s)) for s in subjects}
     every = frozenset().union(*named.values())
+    framing = {stem(w) for w in _COMPARING_WORDS}
+    shared = {t: w for t, w in whole.terms.items() if t not in every | framing}
+    keywords = [w for w in whole.keywords if stem(w) in shared]
     parts = []
     for subject, own in named.items():
-        shared = {t: w for t, w in whole.terms.items() if t not in every}
         parts.append(
             replace(
                 whole,
                 text=f"{subject}: {question}",
                 terms={**shared, **dict.fromkeys(own, 1.0)},
-                names=(whole.names - every) | own,
+                named=(*(n for n in whole.named if not every & set(n)), tuple(own)),
                 subject=subject,
+                keywords=(*words(subject), *keywords),
             )
         )
     return parts
 
 
-__all__ = ["BORROWED", "Asked", "Part", "analyse"]
+__all__ = ["BORROWED", "Asked", "Part", "analyse", "earlier_questions", "tool_budget"]

@@ -30,6 +30,7 @@ HEADING_WORDS = 8
 SENTENCE_CLOSED = re.compile(r"[.!?…][\"'”’)\]]*$")
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
 _LISTED = re.compile(r"[\d:|]")
+_SECTION_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[A-Z]\.)\s+(?=[A-Z])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +137,9 @@ def _neighbours(
 
 
 def _is_heading(text: str) -> bool:
-    """A short line without a full stop, a number or a colon: a title, not a sentence to
-    quote (a list item or a table row usually has one of them)."""
-    short = len(text.split()) < HEADING_WORDS
-    return short and not SENTENCE_CLOSED.search(text) and not _LISTED.search(text)
+    """A short line without a full stop, a number or a colon, after its section number if it
+    has one ("4. Fees and payment"): a title, not a sentence to quote (a list item or a table
+    row usually has one of them)."""
+    title = _SECTION_NUMBER.sub("", text, count=1)
+    short = len(title.split()) < HEADING_WORDS
+    return short and not SENTENCE_CLOSED.search(title) and not _LISTED.search(title)

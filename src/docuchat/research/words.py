@@ -23,7 +23,9 @@ MONTHS = frozenset(
 )
 # Words that frame a question rather than say what it is about.
 FRAMING = frozenset(
-    "name named called call kind type sort example term word mean meaning refer refers".split()
+    "name named called call kind type sort example term word mean meaning refer refers "
+    # verbs that carry little of their own: "what do I *need* to…", "how much do we *get*"
+    "need needs get gets got have has want wants".split()
 )
 PRONOUNS = frozenset("it its they them their he him his she her this that these those".split())
 

@@ -28,9 +28,11 @@ import re
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
+from docuchat.research.kinds import find
 from docuchat.research.offline.antonyms import opposites
-from docuchat.research.offline.evidence import Reading, holds_answer_type
+from docuchat.research.offline.evidence import Reading
 from docuchat.research.offline.question import Question
+from docuchat.research.relevance import missing_names
 from docuchat.research.sentences import Sentence
 from docuchat.research.text import STOPWORDS
 from docuchat.research.words import (
@@ -91,7 +93,6 @@ _ORDINAL = re.compile(r"^(\d+(st|nd|rd|th)|second|third|fourth|fifth|sixth|seven
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w'’]*(?:[ -]+[A-Z][\w'’]*)+")
 _POSSESSIVE_END = re.compile(r"['’]s\b")
 _DIGIT = re.compile(r"\d")
-_SLIP_LENGTH = 5
 
 
 def doubt(found: Mapping[str, float], weights: Mapping[str, float] = WEIGHTS) -> float:
@@ -119,14 +120,15 @@ def signs(s: Sentence, reading: Reading, quoted: Sequence[Sentence]) -> dict[str
     # Numbers, in digits or words, are compared by the number signs, not as rewording.
     figures = {t for t in q.terms if _DIGIT.search(t) or t in NUMBER_WORDS | _SCALES}
     reworded = q.terms.keys() - reading.read - swapped - changed - qualified - names - figures
-    # A place may well be written in lower case ("on the high street"): no sign for "where".
-    typed = q.answer_type not in (None, "place")
-    untyped = typed and not any(holds_answer_type(o, q) for o in quoted)
+    kind = q.kind
+    untyped = kind is not None and not any(
+        find(kind, o.text, q.text, q.part.counted) for o in quoted
+    )
     return {
         "number_missing": float(bool(q.numbers - s.numbers)),
         "number_rebound": float(_number_rebound(q, s)),
-        "name_missing_nearby": float(bool(_missing(names, s.window))),
-        "name_missing_here": float(bool(_missing(names, stated))),
+        "name_missing_nearby": float(bool(missing_names(names, s.window))),
+        "name_missing_here": float(bool(missing_names(names, stated))),
         "name_scrambled": float(_name_scrambled(q, s)),
         "negation_added": float(q.negated and not negated(s.text)),
         "opposite": float(bool(swapped)),
@@ -140,31 +142,6 @@ def signs(s: Sentence, reading: Reading, quoted: Sequence[Sentence]) -> dict[str
         "answer_type_missing": float(untyped),
         "reworded": float(len(reworded)),
     }
-
-
-def _missing(names: frozenset[str], said: frozenset[str]) -> set[str]:
-    """The names that ``said`` lacks, spelled as asked or one slip away: crowd workers and
-    users misspell names ("Hatmanis", "Carslbad"), which is no sign of another name."""
-    return {name for name in names - said if not any(_one_slip(name, w) for w in said)}
-
-
-def _one_slip(a: str, b: str) -> bool:
-    """One letter added, dropped, changed, or two neighbours swapped, in words of at least
-    ``_SLIP_LENGTH`` letters (shorter names differ by one letter: "Hugh" and "Hugo")."""
-    if min(len(a), len(b)) < _SLIP_LENGTH or abs(len(a) - len(b)) > 1 or a[0] != b[0]:
-        return False
-    # What differs once the common start and end are set aside: at most a letter on each
-    # side, or two letters in swapped order.
-    start = _shared_start(a, b)
-    end = min(_shared_start(a[::-1], b[::-1]), min(len(a), len(b)) - start)
-    here, there = a[start : len(a) - end], b[start : len(b) - end]
-    return max(len(here), len(there)) <= 1 or (len(here) == 2 and here == there[::-1])
-
-
-def _shared_start(a: str, b: str) -> int:
-    return next(
-        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
-    )
 
 
 def _antonym_swapped(q: Question, s: Sentence) -> set[str]:
