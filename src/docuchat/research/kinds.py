@@ -126,7 +126,9 @@ _MONEY_VERBS = frozenset(
 _VALUE_NOUNS: dict[Kind, frozenset[str]] = {
     "money": frozenset("price prices cost costs fee fees charge charges cover spend".split()),
     "percent": frozenset("percentage share".split()),
-    "duration": frozenset("period periods duration time times notice timescale timeline".split()),
+    "duration": frozenset(
+        "period periods terms duration time times notice timescale timeline".split()
+    ),
     "date": frozenset("date dates deadline day year years decade century month era".split()),
     "quantity": frozenset(
         "limit limits rate rates maximum minimum total amount cap caps threshold".split()
@@ -134,6 +136,7 @@ _VALUE_NOUNS: dict[Kind, frozenset[str]] = {
 }
 """Nouns that name a value of a kind and nothing more ("the *limit*", "the notice *period*"):
 a value of the kind is what they ask for, whatever words the text uses around it."""
+IDENTIFIER_NOUNS = frozenset("number reference code id identifier password".split())
 _HEAD_NOUNS: dict[Kind | None, frozenset[str]] = {
     "money": frozenset(
         "budget budgets revenue revenues sales profit profits salary salaries rent spending "
@@ -145,7 +148,7 @@ _HEAD_NOUNS: dict[Kind | None, frozenset[str]] = {
         "manager chair chairman chairwoman commander author owner contact director executive "
         "officer signatory sponsor controller counsel president secretary treasurer".split()
     ),
-    "identifier": frozenset("number reference code id identifier password".split()),
+    "identifier": IDENTIFIER_NOUNS,
     "quantity": frozenset("score".split()),
     None: frozenset("rating excess".split()),
 }
@@ -178,7 +181,7 @@ _PHRASE_START = re.compile(
 _LEAD_IN = frozenset("s is are was were the a an our your its their".split())
 _OBJECT_STARTS = frozenset("the a an us our your their its this that these those".split())
 _STOP_HEAD = frozenset(
-    "and or of for in on at to from by with under about does do did is are was were will would can "
+    "and or of for per in on at to from by with under about does do did is are was were will would can "
     "could should must has have had we i you our my they it this that".split()
 )
 
@@ -291,6 +294,7 @@ def _counts(text: str, counted: Sequence[str]) -> list[str]:
 
 __all__ = [
     "COMPARATIVES",
+    "IDENTIFIER_NOUNS",
     "NAMED_NOUNS",
     "VALUE_NOUNS",
     "Found",

@@ -23,7 +23,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from docuchat.models.base import Message, UserMessage
-from docuchat.research.kinds import COMPARATIVES, NAMED_NOUNS, Kind, asked_for, expected_kind
+from docuchat.research.kinds import (
+    COMPARATIVES,
+    IDENTIFIER_NOUNS,
+    NAMED_NOUNS,
+    Kind,
+    asked_for,
+    expected_kind,
+)
 from docuchat.research.tools import KEEP_OPENED
 from docuchat.research.words import MONTHS, PRONOUNS, fold, is_key, stem, words
 
@@ -53,6 +60,9 @@ _COMPARING_WORDS = (
     )
     | COMPARATIVES
 )
+_NAME_RUN = re.compile(
+    r"(?:[A-Z][\w&-]*|[\w-]*\d[\w-]*)(?:\s+(?:[A-Z][\w&-]*|\d[\w-]*))*", re.UNICODE
+)
 _FOLLOW_UP = re.compile(r"^\s*(?:and|so|what about|how about|also)\b", re.IGNORECASE)
 _YES_NO = re.compile(
     r"^(?:do|does|did|is|are|was|were|can|could|has|have|had|will|would|should|may|must)\b",
@@ -81,11 +91,11 @@ class Part:
     "york"): evidence must name them (a name of several words may lack one)."""
     asked_for: tuple[str, ...] = ()
     """Stems of the words that name what is asked for ("payment terms", "account number")."""
-    head: str | None = None
-    """The stem of the noun that names the thing asked for when a text that states it would
-    name it too (``kinds.NAMED_NOUNS``): "the account *number*", "the dress *code*", "the
-    chief *executive*" (not "the monthly *limit*": any amount names a limit; not "which
-    *organization*": naming one answers)."""
+    head: tuple[str, ...] = ()
+    """The words that name the thing asked for when a text that states it would name it too
+    (``kinds.NAMED_NOUNS``): "the chief *executive*", "the *budget*", and with the word
+    before an identifier's noun: "the *account number*", "the *dress code*" (not "the monthly
+    limit": any amount names a limit; not "which organization": naming one answers)."""
     counted: tuple[str, ...] = ()
     """For a count: stems of what is counted ("how many *named users*")."""
     subject: str = ""
@@ -142,11 +152,16 @@ def analyse(question: str, earlier: Sequence[str] = ()) -> Asked:
     previous = analyse(earlier[-1], earlier[:-1]) if earlier else None
     text = question.strip()
     follow_up = previous is not None and _leans(text)
-    subjects = _subjects(text) if _COMPARING.search(text) else ()
-    if len(subjects) >= 2:
-        parts = _compared(text, subjects)
+    if follow_up and previous is not None:
+        resolved = _substituted(text, previous.text)
+        if resolved is not None:
+            return replace(analyse(resolved), follow_up=True)
+    compared = _subjects(text) if _COMPARING.search(text) else None
+    subjects: tuple[str, ...] = ()
+    if compared is not None:
+        subjects, span = compared
+        parts = _compared(text, subjects, span)
     else:
-        subjects = ()
         clauses = [c for c in _SPLIT.split(text) if c.strip()] or [text]
         parts = [_part(clauses[0])]
         for clause in clauses[1:]:
@@ -162,6 +177,26 @@ def analyse(question: str, earlier: Sequence[str] = ()) -> Asked:
         follow_up=follow_up,
         subjects=subjects,
     )
+
+
+def _substituted(question: str, previous: str) -> str | None:
+    """A follow-up that names something else asks the previous question of it: "And
+    Brightline's?" after "What are Acme's payment terms?" asks "What are Brightline's
+    payment terms?". The name replaced is the previous question's name of the same form
+    (a code for a code: "P3" for "P1"), else its first; None unless the follow-up has one
+    name and the previous question has some."""
+    new, old = _name_runs(question), _name_runs(previous)
+    if len(new) != 1 or not old:
+        return None
+    coded = bool(_CODE.search(new[0].group()))
+    same = [m for m in old if bool(_CODE.search(m.group())) == coded] or old
+    return f"{previous[: same[0].start()]}{new[0].group()}{previous[same[0].end() :]}"
+
+
+def _name_runs(text: str) -> list[re.Match[str]]:
+    """The names of ``text`` after its first word: runs of capitalised words and codes."""
+    first = re.match(r"\s*\S+", text)
+    return [m for m in _NAME_RUN.finditer(text, first.end() if first else 0) if m.group() != "I"]
 
 
 def _leans(question: str) -> bool:
@@ -184,6 +219,7 @@ def _part(clause: str) -> Part:
     last = phrase[-1] if phrase else ""
     # "what *number*" asks for a quantity; "the account *number*" names an identifier.
     named = last in NAMED_NOUNS and (last != "number" or len(phrase) > 1)
+    head = tuple(phrase[-2:] if last in IDENTIFIER_NOUNS else phrase[-1:]) if named else ()
     return Part(
         text=clause,
         kind=kind,
@@ -191,7 +227,7 @@ def _part(clause: str) -> Part:
         keywords=tuple(dict.fromkeys(w for w in said if is_key(w))),
         named=tuple(n for n in _names(clause) if set(n) <= terms.keys()),
         asked_for=tuple(stem(w) for w in phrase),
-        head=stem(last) if named else None,
+        head=head,
         counted=counted,
     )
 
@@ -249,20 +285,21 @@ def _borrowing(part: Part, other: Part, *, follow_up: bool) -> Part:
     )
 
 
-def _subjects(question: str) -> tuple[str, ...]:
-    """The names a comparison puts side by side: "Acme and Brightline", "Acme, Brightline
-    and Corvid", "Corvid or Acme", "in Q2 2025 or in Q2 2024"."""
+def _subjects(question: str) -> tuple[tuple[str, ...], tuple[int, int]] | None:
+    """The names a comparison puts side by side ("Acme and Brightline", "Acme, Brightline
+    and Corvid", "Corvid or Acme", "in Q2 2025 or in Q2 2024") and where they are."""
     for match in _SUBJECTS.finditer(question):
         middle = re.findall(_NAME, match.group("middle") or "")
         found = [match.group("first"), *middle, match.group("last")]
         found = [re.sub(r"['’]s$", "", name).rstrip(".,;:?!") for name in found]
         if len(set(found)) >= 2 and all(_names(f"of {name}") for name in found):
-            return tuple(dict.fromkeys(found))
-    return ()
+            return tuple(dict.fromkeys(found)), match.span()
+    return None
 
 
-def _compared(question: str, subjects: Sequence[str]) -> list[Part]:
-    """A part per subject: the question's terms without the other subjects' names."""
+def _compared(question: str, subjects: Sequence[str], span: tuple[int, int]) -> list[Part]:
+    """A part per subject: the question's terms without the other subjects' names, and its
+    text the question asked of that subject alone ("Compare the notice periods of Acme")."""
     whole = _part(question)
     named = {s: tuple(stem(w) for w in words(s)) for s in subjects}
     every = frozenset().union(*named.values())
@@ -274,7 +311,7 @@ def _compared(question: str, subjects: Sequence[str]) -> list[Part]:
         parts.append(
             replace(
                 whole,
-                text=f"{subject}: {question}",
+                text=f"{question[: span[0]]}{subject}{question[span[1] :]}",
                 terms={**shared, **dict.fromkeys(own, 1.0)},
                 named=(*(n for n in whole.named if not every & set(n)), tuple(own)),
                 subject=subject,

@@ -50,7 +50,7 @@ class Addressing:
     kind: Kind | None = None
     """The kind asked for."""
     missing_names: tuple[str, ...] = ()
-    missing_head: str | None = None
+    missing_head: tuple[str, ...] = ()
     matched: tuple[str, ...] = ()
     """The part's terms the sentence and its surroundings hold."""
 
@@ -60,7 +60,7 @@ class Addressing:
         if self.missing_names:
             said.append(f"does not name {', '.join(self.missing_names)}")
         if self.missing_head:
-            said.append(f"does not mention {self.missing_head}")
+            said.append(f"does not mention {' '.join(self.missing_head)}")
         if self.coverage < COVERAGE:
             said.append(f"holds {self.coverage:.0%} of the question's terms")
         if self.found is not None:
@@ -78,7 +78,7 @@ class Addressing:
             if self.found is None
             else {"kind": self.found.kind, "text": self.found.text},
             "missing_names": list(self.missing_names),
-            "missing_head": self.missing_head,
+            "missing_head": " ".join(self.missing_head) or None,
         }
 
 
@@ -87,7 +87,7 @@ def judge(part: Part, sentence: Sentence, question: str, quoted: str | None = No
     than the sentence (a list's introduction quoted with its item)."""
     around = sentence.surroundings
     missing = tuple(sorted(_missing_names(part, around)))
-    missing_head = part.head if part.head and part.head not in sentence.window else None
+    missing_head = tuple(w for w in part.head if not _said(w, sentence.nearby))
     # A word that names a value of the kind asked for ("the *limit*") is the kind's to find.
     counted = {t: w for t, w in part.terms.items() if part.kind is None or t not in VALUE_STEMS}
     total = sum(counted.values()) or 1.0
@@ -98,11 +98,16 @@ def judge(part: Part, sentence: Sentence, question: str, quoted: str | None = No
         found = find(part.kind, quoted or sentence.text, question, part.counted)
     addresses = (
         not missing
-        and missing_head is None
+        and not missing_head
         and coverage >= COVERAGE
         and (part.kind is None or found is not None)
     )
     return Addressing(addresses, coverage, found, part.kind, missing, missing_head, matched)
+
+
+def _said(word: str, said: frozenset[str]) -> bool:
+    """``word`` is among ``said``, or its plural or singular is."""
+    return bool({word, word + "s", word.removesuffix("s")} & said)
 
 
 def _missing_names(part: Part, said: frozenset[str]) -> set[str]:

@@ -55,6 +55,8 @@ class Sentence:
     """The sentence's position among all those read."""
     setting: frozenset[str] = frozenset()
     """Stems of its document's title and of the heading it stands under."""
+    nearby: frozenset[str] = frozenset()
+    """Its words and its neighbours' as written (lower case), every one."""
 
     @property
     def window(self) -> frozenset[str]:
@@ -115,6 +117,7 @@ def _neighbours(
         members = {j for j, group in enumerate(groups) if group[1] == listing and j != i}
         context = frozenset().union(*(stem_sets[j] for j in around | members)) - stem_sets[i]
         vocabulary = every[i].union(*(every[j] for j in around | members))
+        nearby = frozenset(said[i]).union(*(said[j] for j in around | members))
         numbered = figures[i].union(*(figures[j] for j in around | members))
         items = tuple(sorted(first + j for j in members))
         found.append(
@@ -131,6 +134,7 @@ def _neighbours(
                 items,
                 first + i,
                 settings[i],
+                nearby,
             )
         )
     return found

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from docuchat.research.offline.doubts import DOUBT_THRESHOLD, WEIGHTS, doubt, signs
 from docuchat.research.offline.evidence import Reading, read, relevance
 from docuchat.research.offline.question import Question
 from docuchat.research.offline.similarity import SentenceSimilarity
@@ -32,6 +31,7 @@ LONG_ANSWER_SENTENCES = 5
 RUNNER_UP_MARGIN = 2.0
 SECOND_SOURCE_MARGIN = 3.0
 MIN_FRAGMENT_WORDS = 8
+MIN_SIMILARITY = -1.0
 CANDIDATE_MARGIN = float("inf")
 """How far below the best-ranked sentence the chosen one may score."""
 
@@ -53,8 +53,6 @@ class PartAnswer:
     judged: Addressing | None
     """The chosen sentence's judgement, else the best-ranked sentence's."""
     quotes: list[Quote] = field(default_factory=list)
-    signs: dict[str, float] = field(default_factory=dict)
-    """Signs that the chosen sentence answers another question (``doubts``)."""
 
     @property
     def best(self) -> Sentence:
@@ -90,6 +88,8 @@ def _assess_part(
     for s in ranked:
         if top - scores[s.id] > CANDIDATE_MARGIN:
             break
+        if reading.similarity and reading.similarity[s.id] < MIN_SIMILARITY:
+            continue
         judged = judge(part, s, asked.text, _stating(s, by_id))
         if judged.addresses:
             quotes = (
@@ -97,36 +97,23 @@ def _assess_part(
                 if asked.wants_more
                 else _pick(s, ranked, scores, reading, by_id)
             )
-            found_signs = signs(s, reading, [q for q, _ in quotes])
-            return PartAnswer(part, reading, scores, ranked, s, judged, quotes, found_signs)
+            return PartAnswer(part, reading, scores, ranked, s, judged, quotes)
     best = ranked[0]
     judged = judge(part, best, asked.text, _stating(best, by_id))
     return PartAnswer(part, reading, scores, ranked, None, judged)
 
 
 def compose_answer(
-    asked: Asked,
-    passages: Sequence[Passage],
-    threshold: float = DOUBT_THRESHOLD,
-    weights: Mapping[str, float] = WEIGHTS,
-    similarity: SentenceSimilarity | None = None,
+    asked: Asked, passages: Sequence[Passage], similarity: SentenceSimilarity | None = None
 ) -> str:
     """The quotes that address the question's parts with their citations, a word for the
     parts that none addresses, or the abstention when none addresses any part."""
     judged = assess(asked, passages, similarity)
-    if judged is None:
-        return ABSTAIN
-    return quoted_answer(judged, threshold, weights)
+    return ABSTAIN if judged is None else quoted_answer(judged)
 
 
-def answered(part: PartAnswer, threshold: float, weights: Mapping[str, float]) -> bool:
-    return part.chosen is not None and doubt(part.signs, weights) < threshold
-
-
-def quoted_answer(
-    judged: Assessment, threshold: float = DOUBT_THRESHOLD, weights: Mapping[str, float] = WEIGHTS
-) -> str:
-    done = [p for p in judged.parts if answered(p, threshold, weights)]
+def quoted_answer(judged: Assessment) -> str:
+    done = [p for p in judged.parts if p.chosen is not None]
     if not done:
         return ABSTAIN
     labelled = judged.asked.comparison

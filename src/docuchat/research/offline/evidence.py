@@ -127,8 +127,8 @@ RANKING: tuple[Sign, ...] = (
     Sign(
         "name_elsewhere",
         -0.5,
-        lambda s, r: float(bool(r.names - s.window)),
-        "a name of the question is not in it or its neighbours",
+        lambda s, r: float(bool(r.names - s.surroundings)),
+        "a name of the question is not in it, its neighbours, its heading or title",
     ),
     Sign(
         "similarity",

@@ -18,7 +18,6 @@ from docuchat.models.base import (
 )
 from docuchat.models.tokens import JSON_CHARS_PER_TOKEN, PROSE_CHARS_PER_TOKEN, TokenEstimator
 from docuchat.research.offline.answer import compose_answer
-from docuchat.research.offline.doubts import DOUBT_THRESHOLD
 from docuchat.research.offline.planning import Budget, Call, plan
 from docuchat.research.offline.similarity import SentenceSimilarity
 from docuchat.research.offline.transcript import OPEN, SEARCH, Turn, read_turn
@@ -35,13 +34,10 @@ class OfflineModel:
         *,
         max_tool_calls: int = 5,
         max_iterations: int = 5,
-        doubt_threshold: float = DOUBT_THRESHOLD,
         embedder: Embedder | None = None,
     ) -> None:
-        """``doubt_threshold``: lower abstains more often, higher answers more often.
-        ``embedder``: also rank sentences by their dense similarity to the question."""
+        """``embedder``: also rank sentences by their dense similarity to the question."""
         self.budget = Budget(max_tool_calls, max_iterations)
-        self.doubt_threshold = doubt_threshold
         self.similarity = SentenceSimilarity(embedder) if embedder else None
         self._estimator = TokenEstimator()
 
@@ -50,7 +46,6 @@ class OfflineModel:
         return OfflineModel(
             max_tool_calls=self.budget.tool_calls,
             max_iterations=self.budget.steps,
-            doubt_threshold=self.doubt_threshold,
             embedder=embedder,
         )
 
@@ -80,9 +75,7 @@ class OfflineModel:
             planned = plan(turn, asked, budget, by_meaning=self.similarity is not None)
             if planned:
                 return _tool_calls(planned, turn)
-        text = compose_answer(
-            asked, turn.reading_order(), self.doubt_threshold, similarity=self.similarity
-        )
+        text = compose_answer(asked, turn.reading_order(), similarity=self.similarity)
         return ModelResponse(text=text, finish_reason="stop")
 
 

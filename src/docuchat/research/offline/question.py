@@ -46,7 +46,8 @@ class Question:
         own = [stem(w) for w in said if stem(w) in part.terms and part.terms[stem(w)] == 1.0]
         return cls(
             part=part,
-            text=part.text,
+            # A follow-up is compared, by meaning too, with the words it leans on.
+            text=" ".join([part.text, *part.borrowed]) if asked.follow_up else part.text,
             words=tuple(said),
             keywords=part.keywords,
             terms=dict(part.terms),
