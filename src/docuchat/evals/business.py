@@ -94,12 +94,15 @@ class AnswerFacts:
 
 
 def answer_facts(answer: Answer) -> AnswerFacts:
-    """The only place the scorer reads the research agent's ``Answer``. When the answer
-    and its citations say whether they address the question, fill ``addresses`` here."""
+    """The only place the scorer reads the research agent's ``Answer``; each citation says
+    whether its quote addresses the question (``Answer.addresses``)."""
     return AnswerFacts(
         text=plain_answer(answer.answer),
         abstained=answer.abstained,
-        citations=tuple(CitedSpan(c.doc_id, c.start, c.end, c.verified) for c in answer.citations),
+        citations=tuple(
+            CitedSpan(c.doc_id, c.start, c.end, c.verified, answer.addresses(c.n))
+            for c in answer.citations
+        ),
     )
 
 

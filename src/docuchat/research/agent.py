@@ -43,6 +43,8 @@ from docuchat.models.base import (
 from docuchat.research.citations import Citation, Verification, declines, verify
 from docuchat.research.prompts import PIPELINE_PROMPT, SYSTEM_PROMPT
 from docuchat.research.questions import Asked, analyse, earlier_questions, tool_budget
+from docuchat.research.relevance import AnswerRelevance, assess_answer
+from docuchat.research.sentences import Passage
 from docuchat.research.tools import (
     BASIC_TOOLS,
     RICH_TOOLS,
@@ -54,6 +56,7 @@ from docuchat.search.hybrid import HybridSearcher
 from docuchat.store.base import DocumentFilter
 
 Mode = Literal["agent", "pipeline"]
+Presentation = Literal["answer", "partial", "not_an_answer", "declined"]
 V = TypeVar("V", bound=ToolOutput)
 
 DEFAULT_LIMITS = Limits(
@@ -85,6 +88,9 @@ class Answer:
     run: RunResult
     """The runtime's result of the run that produced the answer (events, usage, transcript)."""
     failed_run: RunResult | None = None
+    relevance: AnswerRelevance | None = None
+    """Whether the verified citations address the question, part by part (and per
+    citation); None for an answer read back from storage."""
 
     @property
     def verified_count(self) -> int:
@@ -95,6 +101,24 @@ class Answer:
         """The answer declines to answer: it is empty, or opens by saying that the
         documents do not hold the answer (see ``citations.declines``)."""
         return declines(self.answer)
+
+    @property
+    def presentation(self) -> Presentation:
+        """How the answer is to be shown: ``declined`` (it says the documents do not hold
+        the answer), ``answer`` (verified citations address every part of the question),
+        ``partial`` (some parts), ``not_an_answer`` (no verified citation addresses the
+        question: its quotes are shown as related passages, not as an answer)."""
+        if self.abstained:
+            return "declined"
+        if self.relevance is None or self.relevance.addresses:
+            return "answer"
+        return "partial" if self.relevance.addressed_parts else "not_an_answer"
+
+    def addresses(self, n: int) -> bool | None:
+        """Whether citation ``n``'s quote addresses the question (None: not judged)."""
+        if self.relevance is None or n not in self.relevance.citations:
+            return None
+        return self.relevance.citations[n].addresses
 
     @property
     def messages(self) -> tuple[Message, ...]:
@@ -112,9 +136,16 @@ class Answer:
                 "quote": c.quote,
                 "verified": c.verified,
                 "support": c.support,
+                "addresses": self.addresses(c.n),
+                "relevance": self._judged(c.n),
             }
             for c in self.citations
         ]
+
+    def _judged(self, n: int) -> dict[str, Any] | None:
+        if self.relevance is None or n not in self.relevance.citations:
+            return None
+        return self.relevance.citations[n].judged.as_dict()
 
     def to_dict(self, *, trace: bool = True) -> dict[str, Any]:
         """The result as JSON-ready data; ``trace=False`` leaves out the run's events."""
@@ -125,6 +156,8 @@ class Answer:
             "verified_citations": self.verified_count,
             "removed_citations": list(self.removed_citations),
             "unsupported_claims": list(self.unsupported_claims),
+            "presentation": self.presentation,
+            "relevance": None if self.relevance is None else self.relevance.as_dict(),
             "outcome": self.outcome,
             "forced": self.forced,
             "fallback": self.fallback,
@@ -188,8 +221,8 @@ class ResearchAgent:
         """Runtime events as they happen, then one ``AnswerReady``."""
         session = self._session()
         failed: RunResult | None = None
+        asked = analyse(question, earlier_questions(history))
         if self.mode == "agent":
-            asked = analyse(question, earlier_questions(history))
             stream = self._agent(asked).stream(
                 question, history=history, deps=session, cancel=cancel, trace=trace
             )
@@ -197,7 +230,7 @@ class ResearchAgent:
                 yield event
             run = stream.result
             if not _needs_fallback(run):
-                yield AnswerReady(self._answer(question, run, session, "agent"))
+                yield AnswerReady(self._answer(question, asked, run, session, "agent"))
                 return
             failed, session = run, self._session()
         steps, pipeline = await self._pipeline(question, history, session, cancel, trace)
@@ -207,7 +240,9 @@ class ResearchAgent:
             yield step
         async for event in pipeline:
             yield event
-        yield AnswerReady(self._answer(question, pipeline.result, session, "pipeline", failed))
+        yield AnswerReady(
+            self._answer(question, asked, pipeline.result, session, "pipeline", failed)
+        )
 
     def _agent(self, asked: Asked) -> Agent[str]:
         """The runtime agent, built once per tool-call cap: its tools reach each run's session
@@ -283,6 +318,7 @@ class ResearchAgent:
     def _answer(
         self,
         question: str,
+        asked: Asked,
         run: RunResult,
         session: ResearchSession,
         mode: Mode,
@@ -290,6 +326,11 @@ class ResearchAgent:
     ) -> Answer:
         text = run.output if isinstance(run.output, str) else ""
         checked: Verification = verify(text, session.registry)
+        opened = {
+            n: Passage(n, chunk.id, chunk.text, chunk.title)
+            for n, chunk in session.registry.passages.items()
+        }
+        cited = [(c.n, c.quote, c.verified) for c in checked.citations]
         return Answer(
             question=question,
             answer=checked.answer,
@@ -303,6 +344,7 @@ class ResearchAgent:
             unsupported_claims=checked.unsupported_claims,
             run=run,
             failed_run=failed,
+            relevance=assess_answer(asked, cited, opened),
         )
 
 

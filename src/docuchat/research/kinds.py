@@ -181,8 +181,8 @@ _PHRASE_START = re.compile(
 _LEAD_IN = frozenset("s is are was were the a an our your its their".split())
 _OBJECT_STARTS = frozenset("the a an us our your their its this that these those".split())
 _STOP_HEAD = frozenset(
-    "and or of for per in on at to from by with under about does do did is are was were will would can "
-    "could should must has have had we i you our my they it this that".split()
+    "and or of for per in on at to from by with under about does do did is are was were will "
+    "would can could should must has have had we i you our my they it this that".split()
 )
 
 

@@ -32,7 +32,7 @@ from docuchat.research.kinds import (
     expected_kind,
 )
 from docuchat.research.tools import KEEP_OPENED
-from docuchat.research.words import MONTHS, PRONOUNS, fold, is_key, stem, words
+from docuchat.research.words import MONTHS, PRONOUNS, fold, is_key, numbers, stem, words
 
 BORROWED = 0.5
 """The weight of a term taken from another clause or the previous question."""
@@ -98,6 +98,9 @@ class Part:
     limit": any amount names a limit; not "which organization": naming one answers)."""
     counted: tuple[str, ...] = ()
     """For a count: stems of what is counted ("how many *named users*")."""
+    figures: frozenset[str] = frozenset()
+    """The numbers the part states ("below *99.9*%", "a claim for £*3000*"): evidence must
+    state them, or a range that holds them."""
     subject: str = ""
     """A comparison's subject, as the question names it ("Acme")."""
     keywords: tuple[str, ...] = ()
@@ -215,20 +218,22 @@ def _part(clause: str) -> Part:
     if kind == "count":
         after = re.split(r"\bhow many\b", fold(clause).lower(), maxsplit=1)[-1]
         counted = tuple(stem(w) for w in words(after)[:3] if is_key(w))
+    named = tuple(n for n in _names(clause) if set(n) <= terms.keys())
     phrase = [w for w in asked_for(clause) if is_key(w)]
     last = phrase[-1] if phrase else ""
     # "what *number*" asks for a quantity; "the account *number*" names an identifier.
-    named = last in NAMED_NOUNS and (last != "number" or len(phrase) > 1)
-    head = tuple(phrase[-2:] if last in IDENTIFIER_NOUNS else phrase[-1:]) if named else ()
+    names_it = last in NAMED_NOUNS and (last != "number" or len(phrase) > 1)
+    head = tuple(phrase[-2:] if last in IDENTIFIER_NOUNS else phrase[-1:]) if names_it else ()
     return Part(
         text=clause,
         kind=kind,
         terms=terms,
         keywords=tuple(dict.fromkeys(w for w in said if is_key(w))),
-        named=tuple(n for n in _names(clause) if set(n) <= terms.keys()),
+        named=named,
         asked_for=tuple(stem(w) for w in phrase),
         head=head,
         counted=counted,
+        figures=numbers(clause) - set().union(*(set(n) for n in named)),
     )
 
 

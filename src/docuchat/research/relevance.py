@@ -22,18 +22,30 @@ addresses the question.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from docuchat.research.kinds import VALUE_NOUNS, Found, Kind, find
-from docuchat.research.questions import Part
-from docuchat.research.sentences import Sentence
-from docuchat.research.words import stem
+from docuchat.research.questions import Asked, Part
+from docuchat.research.sentences import Passage, Sentence, sentences, stating
+from docuchat.research.words import numbered_words, stem
 
-COVERAGE = 0.25
+COVERAGE_ALONE = 0.5
 """The share of the part's terms (by weight: 1, half for a borrowed term) that a sentence and
-its surroundings must hold at least."""
+its surroundings must hold: at least half of what the question is about..."""
+COVERAGE = 0.25
+"""...or at least a quarter when the sentence is close to the question in meaning."""
+CLOSE = 0.4
+"""The cosine similarity of embeddings (all-MiniLM-L6-v2) from which a sentence is close in
+meaning to the question."""
+_NUM = r"\d+(?:\.\d+)?"
+_RANGE = re.compile(
+    rf"\bbetween\D{{0,3}}(?P<low>{_NUM})\D{{0,12}}\band\D{{0,3}}(?P<high>{_NUM})"
+    rf"|\b(?:up to|below|under|less than|no more than|at most)\D{{0,3}}(?P<upto>{_NUM})"
+    rf"|\b(?:over|above|more than|at least|exceeding)\D{{0,3}}(?P<over>{_NUM})"
+)
 SLIP_LENGTH = 5
 VALUE_STEMS = frozenset(stem(w) for w in VALUE_NOUNS)
 
@@ -52,6 +64,7 @@ class Addressing:
     missing_names: tuple[str, ...] = ()
     missing_head: tuple[str, ...] = ()
     matched: tuple[str, ...] = ()
+    similarity: float | None = None
     """The part's terms the sentence and its surroundings hold."""
 
     def reasons(self) -> list[str]:
@@ -61,8 +74,9 @@ class Addressing:
             said.append(f"does not name {', '.join(self.missing_names)}")
         if self.missing_head:
             said.append(f"does not mention {' '.join(self.missing_head)}")
-        if self.coverage < COVERAGE:
-            said.append(f"holds {self.coverage:.0%} of the question's terms")
+        if self.coverage < COVERAGE_ALONE:
+            close = "" if self.similarity is None else f", similarity {self.similarity:.2f}"
+            said.append(f"holds {self.coverage:.0%} of the question's terms{close}")
         if self.found is not None:
             said.append(f"states a {self.found.kind}: {self.found.text}")
         elif self.kind is not None:
@@ -73,6 +87,7 @@ class Addressing:
         return {
             "addresses": self.addresses,
             "coverage": round(self.coverage, 3),
+            "similarity": None if self.similarity is None else round(self.similarity, 3),
             "matched": list(self.matched),
             "answer": None
             if self.found is None
@@ -82,27 +97,67 @@ class Addressing:
         }
 
 
-def judge(part: Part, sentence: Sentence, question: str, quoted: str | None = None) -> Addressing:
+def judge(
+    part: Part,
+    sentence: Sentence,
+    question: str,
+    quoted: str | None = None,
+    similarity: float | None = None,
+) -> Addressing:
     """``sentence`` against ``part``; ``quoted``: the text that states the fact, when more
-    than the sentence (a list's introduction quoted with its item)."""
+    than the sentence (a list's introduction quoted with its item); ``similarity``: the
+    cosine of the sentence's and the question's embeddings, when an embedder is at hand."""
     around = sentence.surroundings
+    stated = quoted or sentence.text
     missing = tuple(sorted(_missing_names(part, around)))
+    missing += tuple(f for f in sorted(part.figures) if not _figure_stated(f, sentence, stated))
     missing_head = tuple(w for w in part.head if not _said(w, sentence.nearby))
     # A word that names a value of the kind asked for ("the *limit*") is the kind's to find.
     counted = {t: w for t, w in part.terms.items() if part.kind is None or t not in VALUE_STEMS}
     total = sum(counted.values()) or 1.0
     matched = tuple(t for t in counted if t in around)
     coverage = sum(counted[t] for t in matched) / total
+    close = similarity is not None and similarity >= CLOSE
     found = None
     if part.kind is not None:
-        found = find(part.kind, quoted or sentence.text, question, part.counted)
+        found = find(part.kind, stated, question, part.counted)
     addresses = (
         not missing
         and not missing_head
-        and coverage >= COVERAGE
+        and (coverage >= COVERAGE_ALONE or (close and coverage >= COVERAGE))
         and (part.kind is None or found is not None)
     )
-    return Addressing(addresses, coverage, found, part.kind, missing, missing_head, matched)
+    return Addressing(
+        addresses, coverage, found, part.kind, missing, missing_head, matched, similarity
+    )
+
+
+def numbered(text: str) -> str:
+    """The text's words with every number whole and without thousands separators."""
+    return " ".join(numbered_words(text))
+
+
+def _figure_stated(figure: str, sentence: Sentence, stated: str) -> bool:
+    """The figure is in the sentence or its neighbours, or within a range the sentence
+    states ("between £1,000 and £5,000" holds a claim of £3,000)."""
+    if figure in sentence.numbers:
+        return True
+    value = float(figure.removesuffix("s"))  # "the 1980s"
+    return any(low <= value <= high for low, high in _ranges(stated))
+
+
+def _ranges(text: str) -> list[tuple[float, float]]:
+    """The ranges a text states: "between A and B", "A to B", "A-B", "up to B", "over A"."""
+    found = []
+    for match in _RANGE.finditer(numbered(text)):
+        low, high = match.group("low"), match.group("high")
+        if match.group("upto"):
+            found.append((float("-inf"), float(match.group("upto"))))
+        elif match.group("over"):
+            found.append((float(match.group("over")), float("inf")))
+        elif low and high:
+            found.append((float(low), float(high)))
+    return found
 
 
 def _said(word: str, said: frozenset[str]) -> bool:
@@ -145,4 +200,131 @@ def _shared_start(a: str, b: str) -> int:
     )
 
 
-__all__ = ["COVERAGE", "Addressing", "judge", "missing_names"]
+# ── an answer's citations against the question ──────────────────────────────
+@dataclass(frozen=True, slots=True)
+class CitedRelevance:
+    """One citation of an answer against the question's parts."""
+
+    n: int
+    addresses: bool
+    """The cited sentence addresses some part of the question."""
+    parts: tuple[int, ...]
+    """The parts it addresses (their positions in the question)."""
+    judged: Addressing
+    """Its judgement against the part it addresses best."""
+
+
+@dataclass(frozen=True, slots=True)
+class PartRelevance:
+    """One part of the question: which verified citations address it, and otherwise the
+    sentence read that comes nearest, and why it does not."""
+
+    part: Part
+    cited: tuple[int, ...]
+    nearest: tuple[int, str, Addressing] | None = None
+    """When no verified citation addresses the part: (citation number, sentence, judgement)
+    of the sentence of the opened passages that holds most of the part's terms."""
+
+    def as_dict(self) -> dict[str, Any]:
+        found: dict[str, Any] = {
+            "asks": self.part.text,
+            "kind": self.part.kind,
+            "subject": self.part.subject or None,
+            "addressed_by": list(self.cited),
+        }
+        if self.nearest is not None:
+            n, text, judged = self.nearest
+            found["nearest"] = {"n": n, "sentence": text, "why_not": judged.reasons()}
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRelevance:
+    """Whether an answer's verified citations address the question, part by part."""
+
+    citations: Mapping[int, CitedRelevance]
+    parts: tuple[PartRelevance, ...]
+
+    @property
+    def addresses(self) -> bool:
+        """Every part of the question is addressed by a verified citation."""
+        return all(p.cited for p in self.parts)
+
+    @property
+    def addressed_parts(self) -> int:
+        return sum(bool(p.cited) for p in self.parts)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "addresses": self.addresses,
+            "parts_addressed": self.addressed_parts,
+            "parts": [p.as_dict() for p in self.parts],
+        }
+
+
+def assess_answer(
+    asked: Asked, cited: Sequence[tuple[int, str, bool]], passages: Mapping[int, Passage]
+) -> AnswerRelevance:
+    """Each cited quote ((number, quote, verified) in ``cited``) against each part of the
+    question, in its passage (``passages`` by citation number: all that the run opened)."""
+    read = {n: _by_id(sentences([p])) for n, p in passages.items()}
+    citations: dict[int, CitedRelevance] = {}
+    for n, quote, _ in cited:
+        sentence = _sentence_of(quote, read.get(n, {}))
+        if sentence is not None:
+            citations[n] = _cited(n, asked, sentence, read[n])
+    parts = []
+    for i, part in enumerate(asked.parts):
+        by = tuple(
+            n for n, _, verified in cited if verified and n in citations and i in citations[n].parts
+        )
+        parts.append(PartRelevance(part, by, None if by else _nearest(part, asked, read)))
+    return AnswerRelevance(citations, tuple(parts))
+
+
+def _by_id(found: Sequence[Sentence]) -> dict[int, Sentence]:
+    return {s.id: s for s in found}
+
+
+def _sentence_of(quote: str, read: Mapping[int, Sentence]) -> Sentence | None:
+    """The passage's sentence that a citation quotes (a quote and a sentence may be cut a
+    little differently at a heading or a list)."""
+    quoted = " ".join(quote.split())
+    for s in read.values():
+        text = " ".join(s.text.split())
+        if text == quoted or text in quoted or quoted in text:
+            return s
+    return None
+
+
+def _cited(n: int, asked: Asked, s: Sentence, read: Mapping[int, Sentence]) -> CitedRelevance:
+    judged = [judge(part, s, asked.text, stating(s, read)) for part in asked.parts]
+    parts = tuple(i for i, j in enumerate(judged) if j.addresses)
+    best = judged[parts[0]] if parts else max(judged, key=lambda j: j.coverage)
+    return CitedRelevance(n, bool(parts), parts, best)
+
+
+def _nearest(
+    part: Part, asked: Asked, read: Mapping[int, Mapping[int, Sentence]]
+) -> tuple[int, str, Addressing] | None:
+    candidates = [
+        (n, s, judge(part, s, asked.text, stating(s, sentences_of)))
+        for n, sentences_of in read.items()
+        for s in sentences_of.values()
+    ]
+    if not candidates:
+        return None
+    n, s, judged = max(candidates, key=lambda c: (c[2].addresses, c[2].coverage))
+    return n, s.text, judged
+
+
+__all__ = [
+    "COVERAGE",
+    "Addressing",
+    "AnswerRelevance",
+    "CitedRelevance",
+    "PartRelevance",
+    "assess_answer",
+    "judge",
+    "missing_names",
+]

@@ -9,7 +9,7 @@ sentences to quote: they are the setting of those that follow.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from docuchat.research.text import sentence_spans
@@ -147,3 +147,17 @@ def _is_heading(text: str) -> bool:
     title = _SECTION_NUMBER.sub("", text, count=1)
     short = len(title.split()) < HEADING_WORDS
     return short and not SENTENCE_CLOSED.search(title) and not _LISTED.search(title)
+
+
+def introduction(s: Sentence, by_id: Mapping[int, Sentence]) -> Sentence | None:
+    """The first sentence of ``s``'s list or table (its introduction or header), when ``s``
+    is a later item of it."""
+    first = min(s.items, default=s.id)
+    return by_id[first] if first < s.id else None
+
+
+def stating(s: Sentence, by_id: Mapping[int, Sentence]) -> str:
+    """What ``s`` states: itself, with the introduction of its list or table when it is an
+    item (the row "London | £210" under "…these limits per night:")."""
+    intro = introduction(s, by_id)
+    return s.text if intro is None else f"{intro.text} {s.text}"

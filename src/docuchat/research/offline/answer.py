@@ -19,7 +19,14 @@ from docuchat.research.offline.question import Question
 from docuchat.research.offline.similarity import SentenceSimilarity
 from docuchat.research.questions import Asked, Part
 from docuchat.research.relevance import Addressing, judge
-from docuchat.research.sentences import SENTENCE_CLOSED, Passage, Sentence, sentences
+from docuchat.research.sentences import (
+    SENTENCE_CLOSED,
+    Passage,
+    Sentence,
+    introduction,
+    sentences,
+    stating,
+)
 from docuchat.research.words import TOKEN, bare, fold, stem
 
 # A paragraph of its own, so that no quote's citation is checked against the prefix's words.
@@ -31,7 +38,6 @@ LONG_ANSWER_SENTENCES = 5
 RUNNER_UP_MARGIN = 2.0
 SECOND_SOURCE_MARGIN = 3.0
 MIN_FRAGMENT_WORDS = 8
-MIN_SIMILARITY = -1.0
 CANDIDATE_MARGIN = float("inf")
 """How far below the best-ranked sentence the chosen one may score."""
 
@@ -88,9 +94,7 @@ def _assess_part(
     for s in ranked:
         if top - scores[s.id] > CANDIDATE_MARGIN:
             break
-        if reading.similarity and reading.similarity[s.id] < MIN_SIMILARITY:
-            continue
-        judged = judge(part, s, asked.text, _stating(s, by_id))
+        judged = _judge(s, reading, by_id)
         if judged.addresses:
             quotes = (
                 _pick_more(ranked, scores, s)
@@ -99,8 +103,14 @@ def _assess_part(
             )
             return PartAnswer(part, reading, scores, ranked, s, judged, quotes)
     best = ranked[0]
-    judged = judge(part, best, asked.text, _stating(best, by_id))
+    judged = _judge(best, reading, by_id)
     return PartAnswer(part, reading, scores, ranked, None, judged)
+
+
+def _judge(s: Sentence, reading: Reading, by_id: Mapping[int, Sentence]) -> Addressing:
+    question = reading.question
+    similarity = reading.similarity.get(s.id)
+    return judge(question.part, s, question.asked, stating(s, by_id), similarity)
 
 
 def compose_answer(
@@ -136,19 +146,6 @@ def _unanswered(part: Part) -> str:
     return f"The documents do not answer: “{part.text.strip().rstrip('?')}?”"
 
 
-def _stating(s: Sentence, by_id: Mapping[int, Sentence]) -> str:
-    """What is quoted for ``s``: itself, with the introduction of its list or table when it
-    is an item (the row "London | £210" under "…these limits per night:")."""
-    intro = _introduction(s, by_id)
-    return s.text if intro is None else f"{intro.text} {s.text}"
-
-
-def _introduction(s: Sentence, by_id: Mapping[int, Sentence]) -> Sentence | None:
-    """The first sentence of ``s``'s list or table, when ``s`` is a later item of it."""
-    first = min(s.items, default=s.id)
-    return by_id[first] if first < s.id else None
-
-
 def _pick(
     chosen: Sentence,
     ranked: Sequence[Sentence],
@@ -160,7 +157,7 @@ def _pick(
     the item the question names when it introduces a list), then a second source: the best sentence
     of another passage that addresses the part too and scores nearly as well, cut to the
     words around the question's terms when it does not fit the word budget."""
-    intro = _introduction(chosen, by_id)
+    intro = introduction(chosen, by_id)
     if intro is not None:
         return [(chosen, None), (intro, None)]
     item = _asked_item(chosen, ranked, reading)
@@ -175,8 +172,12 @@ def _pick(
         and scores[chosen.id] - scores[s.id] <= SECOND_SOURCE_MARGIN
         and not _overlap(s, chosen)
     ]
-    elsewhere = [s for s in close if judge(part, s, question, _stating(s, by_id)).addresses]
-    if elsewhere and len(elsewhere[0].words) <= left and _introduction(elsewhere[0], by_id) is None:
+    elsewhere = [
+        s
+        for s in close
+        if judge(part, s, question, stating(s, by_id), reading.similarity.get(s.id)).addresses
+    ]
+    if elsewhere and len(elsewhere[0].words) <= left and introduction(elsewhere[0], by_id) is None:
         return [(chosen, None), (elsewhere[0], None)]
     if elsewhere and left >= MIN_FRAGMENT_WORDS:
         return [(chosen, None), (elsewhere[0], left)]

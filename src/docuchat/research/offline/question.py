@@ -15,6 +15,8 @@ from docuchat.research.words import negated, numbers, stem, words
 @dataclass(frozen=True, slots=True)
 class Question:
     part: Part
+    asked: str
+    """The whole question (for a follow-up, as resolved)."""
     text: str
     words: tuple[str, ...]
     keywords: tuple[str, ...]
@@ -46,6 +48,7 @@ class Question:
         own = [stem(w) for w in said if stem(w) in part.terms and part.terms[stem(w)] == 1.0]
         return cls(
             part=part,
+            asked=asked.text,
             # A follow-up is compared, by meaning too, with the words it leans on.
             text=" ".join([part.text, *part.borrowed]) if asked.follow_up else part.text,
             words=tuple(said),
