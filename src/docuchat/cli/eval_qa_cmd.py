@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,10 @@ from docuchat.config import Settings
 from docuchat.embeddings import get_embedder
 from docuchat.errors import DocuchatError
 from docuchat.evals.business import evaluate_set
-from docuchat.evals.business_set import load_set
+from docuchat.evals.business_set import EvalSet, load_set
 from docuchat.evals.harness import IndexStatus
-from docuchat.evals.qa import QAReport, evaluate, load_squad
+from docuchat.evals.qa import QAReport, SquadDataset, evaluate, load_squad
+from docuchat.models.base import Model
 from docuchat.research.models import research_model
 
 
@@ -84,11 +86,14 @@ def qa_command(
     unanswerable ones: did it abstain. Also tool calls, model calls, prompt tokens and
     answer length per question.
 
-    --set: per kind (fact, two_part, comparison, follow_up): right (every gold part's
-    answer appears and a verified citation overlaps its gold quote), found, cited,
-    declined; unanswerable questions declined, per category; wrong answers presented as
-    answers, of those answered and of all. Both report latency per question; the documents
-    are indexed and embedded once, and later runs on the same data reuse that index.
+    --set: per kind (fact, two_part, comparison, follow_up): right (a gold answer appears
+    for every part, and a verified citation's quote overlaps the gold quote of a single
+    part, or its passage holds each part's gold quote), found, quoted, cited, declined;
+    unanswerable questions declined, per category; wrong answers presented as answers, of
+    those answered and of all. Follow-ups are asked as conversations.
+
+    Both report latency per question; the documents are indexed and embedded once, and
+    later runs on the same data reuse that index.
     """
     if (squad_file is None) == (set_folder is None):
         raise click.UsageError("give either --squad FILE or --set DIR")
@@ -116,41 +121,53 @@ def qa_command(
                     task, completed=done, total=total, description=what
                 ),
             }
-            if eval_set is not None:
-                report = asyncio.run(evaluate_set(eval_set, model, **options))
-                scores, table, asked, index = (
-                    report.to_dict(),
-                    set_table(report),
-                    len(report.results),
-                    report.index,
-                )
-                corpus, unit = (
-                    f"{len(eval_set.documents)} documents of {eval_set.folder}",
-                    "documents",
-                )
-            else:
-                assert dataset is not None
-                squad = asyncio.run(evaluate(dataset, model, **options))
-                scores, table, asked, index = (
-                    squad.to_dict(),
-                    _table(squad),
-                    len(squad.results),
-                    squad.index,
-                )
-                corpus, unit = f"{len(dataset.articles)} articles", "articles"
+            outcome = (
+                _set_outcome(eval_set, model, options)
+                if eval_set is not None
+                else _squad_outcome(dataset, model, options)
+            )
     except DocuchatError as exc:
         raise click.ClickException(str(exc)) from None
     about = (
-        f"{asked} questions over {corpus},"
-        f" model {model_spec}, embedder {embedder.name if embedder else 'none'}"
+        f"{outcome.asked}, model {model_spec}, embedder {embedder.name if embedder else 'none'}"
+        f"\n{_index_line(outcome.index, outcome.unit)}"
     )
     if as_json:
-        stderr.print(f"{about}\n{_index_line(index, unit)}", highlight=False)
-        click.echo(json.dumps(scores))
+        stderr.print(about, highlight=False)
+        click.echo(json.dumps(outcome.scores))
         return
     console = Console(soft_wrap=True)
-    console.print(f"{about}\n{_index_line(index, unit)}", highlight=False)
-    console.print(table)
+    console.print(about, highlight=False)
+    console.print(outcome.table)
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    asked: str
+    """What was asked of what: "950 questions over 48 articles"."""
+    unit: str
+    index: IndexStatus | None
+    scores: dict[str, Any]
+    table: Table
+
+
+def _set_outcome(eval_set: EvalSet, model: Model, options: dict[str, Any]) -> _Outcome:
+    report = asyncio.run(evaluate_set(eval_set, model, **options))
+    asked = f"{len(report.results)} questions over {len(eval_set.documents)} documents"
+    return _Outcome(
+        f"{asked} of {eval_set.folder}",
+        "documents",
+        report.index,
+        report.to_dict(),
+        set_table(report),
+    )
+
+
+def _squad_outcome(dataset: SquadDataset | None, model: Model, options: dict[str, Any]) -> _Outcome:
+    assert dataset is not None
+    report = asyncio.run(evaluate(dataset, model, **options))
+    asked = f"{len(report.results)} questions over {len(dataset.articles)} articles"
+    return _Outcome(asked, "articles", report.index, report.to_dict(), _table(report))
 
 
 def _index_line(index: IndexStatus | None, unit: str) -> str:

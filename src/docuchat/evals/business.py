@@ -7,18 +7,21 @@ with a history is asked as a conversation: the earlier questions first, each ans
 replayed as history for the next, as ``docuchat chat`` does. Only the last answer is scored.
 
 Scoring reads nothing but the research agent's ``Answer`` (its text, whether it declined,
-its citations' document, span and ``verified``), through :func:`answer_facts`, so it does
-not depend on which model answered or how. Per gold part:
+its citations' document, quote span, passage and ``verified``), through
+:func:`answer_facts`, so it does not depend on which model answered or how. Per gold part:
 
 - *found*: one of the part's gold answers occurs in the answer (SQuAD normalisation, whole
   words, citation markers dropped, currency signs set apart);
-- *cited*: a citation that counts (verified) points into the part's gold document and its
-  span overlaps one of the part's gold quotes.
+- *quoted*: a citation that counts (verified) points into the part's gold document and its
+  quote's span overlaps one of the part's gold quotes;
+- *cited*: such a citation's passage (the chunk the model opened) overlaps a gold quote.
 
-An answerable question is *right* when every part is found and cited (a plain fact has one
-part; a two-part question two; a comparison one per subject). An unanswerable one is right
-when the answer declines (``Answer.abstained``). An answer that does not decline and is not
-right is a *wrong answer presented as an answer*.
+A question with one gold part (a plain fact, a follow-up) is *right* when the part is found
+and quoted. One with several parts (two-part, comparison) is right when every part is found
+and cited: the ``Answer`` reports one quote per cited passage (the sentence that best
+supports the claims citing it), so two parts read in the same passage cannot both be its
+quote. An unanswerable question is right when the answer declines (``Answer.abstained``).
+An answer that does not decline and is not right is a *wrong answer presented as an answer*.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from typing import Any
 
 from docuchat.corpus.ingest import DEFAULT_CHUNK_SIZE, DEFAULT_OVERLAP, Progress, ingest_file
 from docuchat.embeddings import Embedder
-from docuchat.evals.business_set import CATEGORIES, KINDS, EvalSet, GoldPart, Kind, SetQuestion
+from docuchat.evals.business_set import CATEGORIES, KINDS, EvalSet, Kind, SetQuestion
 from docuchat.evals.harness import IndexStatus, index_folder, mean, percentile, research_agent
 from docuchat.evals.qa import contains_answer, plain_answer
 from docuchat.models.base import Model
@@ -72,7 +75,10 @@ GOALS: Mapping[str, Goal] = {
 class CitedSpan:
     doc_id: str
     start: int
+    """The quote's span in the document's text: [start, end)."""
     end: int
+    passage: tuple[int, int]
+    """The cited passage's span (the chunk the model opened), which holds the quote."""
     verified: bool
     addresses: bool | None = None
     """Whether the cited text addresses the question; None while the research agent does
@@ -93,24 +99,41 @@ class AnswerFacts:
     citations: tuple[CitedSpan, ...]
 
 
-def answer_facts(answer: Answer) -> AnswerFacts:
-    """The only place the scorer reads the research agent's ``Answer``; each citation says
-    whether its quote addresses the question (``Answer.addresses``)."""
+def answer_facts(answer: Answer, passages: Mapping[str, tuple[int, int]]) -> AnswerFacts:
+    """The only place the scorer reads the research agent's ``Answer``; ``passages`` gives
+    the span of each cited chunk. Each citation says whether its quote addresses the
+    question (``Answer.addresses``, judged by the research layer for every model)."""
     return AnswerFacts(
         text=plain_answer(answer.answer),
         abstained=answer.abstained,
         citations=tuple(
-            CitedSpan(c.doc_id, c.start, c.end, c.verified, answer.addresses(c.n))
+            CitedSpan(
+                c.doc_id,
+                c.start,
+                c.end,
+                passages[c.chunk_id],
+                c.verified,
+                answer.addresses(c.n),
+            )
             for c in answer.citations
         ),
     )
+
+
+def passage_spans(store: Store, owner: str, answer: Answer) -> dict[str, tuple[int, int]]:
+    """The span in its document of each passage the answer cites."""
+    chunks = store.get_chunks(owner, [c.chunk_id for c in answer.citations])
+    return {chunk.id: (chunk.start, chunk.end) for chunk in chunks}
 
 
 # ── scoring ─────────────────────────────────────────────────────────────────
 @dataclass(frozen=True, slots=True)
 class PartScore:
     found: bool
+    quoted: bool
+    """A counting citation's quote overlaps a gold quote."""
     cited: bool
+    """A counting citation's passage overlaps a gold quote (always so when quoted)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +149,8 @@ class QuestionScore:
     def right(self) -> bool:
         if not self.question.answerable:
             return self.abstained
+        if len(self.parts) == 1:
+            return self.parts[0].found and self.parts[0].quoted
         return all(p.found and p.cited for p in self.parts)
 
     @property
@@ -138,14 +163,22 @@ def score(
     question: SetQuestion, facts: AnswerFacts, doc_ids: Mapping[str, str], latency_ms: float
 ) -> QuestionScore:
     """One answer against the question's gold; ``doc_ids`` maps file names to stored ids."""
-    parts = tuple(
-        PartScore(
-            found=any(contains_gold(facts.text, gold) for gold in part.answers),
-            cited=_cites(part, facts.citations, doc_ids),
+    parts = []
+    for part in question.parts:
+        citing = [
+            (c, e)
+            for c in facts.citations
+            for e in part.evidence
+            if c.counts and c.doc_id == doc_ids[e.document]
+        ]
+        parts.append(
+            PartScore(
+                found=any(contains_gold(facts.text, gold) for gold in part.answers),
+                quoted=any(_overlap((c.start, c.end), (e.start, e.end)) for c, e in citing),
+                cited=any(_overlap(c.passage, (e.start, e.end)) for c, e in citing),
+            )
         )
-        for part in question.parts
-    )
-    return QuestionScore(question, facts.text, facts.abstained, parts, latency_ms)
+    return QuestionScore(question, facts.text, facts.abstained, tuple(parts), latency_ms)
 
 
 def contains_gold(text: str, gold: str) -> bool:
@@ -155,12 +188,8 @@ def contains_gold(text: str, gold: str) -> bool:
     return contains_answer(_CURRENCY.sub(" ", text), _CURRENCY.sub(" ", gold))
 
 
-def _cites(part: GoldPart, citations: Iterable[CitedSpan], doc_ids: Mapping[str, str]) -> bool:
-    return any(
-        c.counts and c.doc_id == doc_ids[e.document] and c.start < e.end and e.start < c.end
-        for c in citations
-        for e in part.evidence
-    )
+def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
 
 
 # ── the report ──────────────────────────────────────────────────────────────
@@ -198,6 +227,7 @@ class BusinessReport:
                     "right": r.right,
                     "abstained": r.abstained,
                     "found": [p.found for p in r.parts],
+                    "quoted": [p.quoted for p in r.parts],
                     "cited": [p.cited for p in r.parts],
                     "latency_ms": round(r.latency_ms, 1),
                 }
@@ -217,6 +247,7 @@ def _kind_figures(kind: Kind, results: Sequence[QuestionScore]) -> dict[str, Any
         "n": len(results),
         "right": mean(r.right for r in results),
         "found": mean(all(p.found for p in r.parts) for r in results),
+        "quoted": mean(all(p.quoted for p in r.parts) for r in results),
         "cited": mean(all(p.cited for p in r.parts) for r in results),
         "declined": mean(r.abstained for r in results),
         "wrong_as_answer": mean(r.wrong_as_answer for r in results),
@@ -282,7 +313,8 @@ async def evaluate_set(
             results = []
             for done, question in enumerate(questions, 1):
                 answer, latency = await ask(agent, question)
-                results.append(score(question, answer_facts(answer), doc_ids, latency))
+                facts = answer_facts(answer, passage_spans(store, OWNER, answer))
+                results.append(score(question, facts, doc_ids, latency))
                 if progress:
                     progress(done, len(questions), "asking")
             index = IndexStatus(folder / "set.db" if cache_root else None, added, embedded)
@@ -306,5 +338,6 @@ __all__ = [
     "evaluate_set",
     "index_key",
     "ingest_documents",
+    "passage_spans",
     "score",
 ]
