@@ -7,7 +7,7 @@ import pytest
 
 from docuchat.embeddings.hashing import HashingEmbedder
 from docuchat.research.offline import OfflineModel
-from docuchat.research.offline.similarity import SentenceSimilarity
+from docuchat.research.similarity import SentenceSimilarity
 
 from .conftest import Ask
 

@@ -43,8 +43,9 @@ from docuchat.models.base import (
 from docuchat.research.citations import Citation, Verification, declines, verify
 from docuchat.research.prompts import PIPELINE_PROMPT, SYSTEM_PROMPT
 from docuchat.research.questions import Asked, analyse, earlier_questions, tool_budget
-from docuchat.research.relevance import AnswerRelevance, assess_answer
+from docuchat.research.relevance import THRESHOLDS, AnswerRelevance, Thresholds, assess_answer
 from docuchat.research.sentences import Passage
+from docuchat.research.similarity import SentenceSimilarity
 from docuchat.research.tools import (
     BASIC_TOOLS,
     RICH_TOOLS,
@@ -190,6 +191,9 @@ class ResearchAgent:
     k: int = 8
     where: DocumentFilter | None = None
     system_prompt: str = SYSTEM_PROMPT
+    thresholds: Thresholds = THRESHOLDS
+    """How much of the question a cited sentence must carry to address it."""
+    _similarity: SentenceSimilarity | None = field(default=None, init=False, repr=False)
     _runtimes: dict[int | None, Agent[str]] = field(default_factory=dict, init=False, repr=False)
 
     async def ask(
@@ -259,6 +263,16 @@ class ResearchAgent:
                 system_prompt=self.system_prompt,
             )
         return self._runtimes[cap]
+
+    def _similar(self) -> SentenceSimilarity | None:
+        """The search's embedder, to tell whether a cited sentence is close in meaning to
+        the question (None: judged by words alone)."""
+        embedder = self.searcher.embedder
+        if embedder is not None and (
+            self._similarity is None or self._similarity.embedder is not embedder
+        ):
+            self._similarity = SentenceSimilarity(embedder)
+        return self._similarity if embedder is not None else None
 
     def _session(self) -> ResearchSession:
         return ResearchSession(self.searcher, self.owner, k=self.k, where=self.where)
@@ -344,7 +358,7 @@ class ResearchAgent:
             unsupported_claims=checked.unsupported_claims,
             run=run,
             failed_run=failed,
-            relevance=assess_answer(asked, cited, opened),
+            relevance=assess_answer(asked, cited, opened, self._similar(), self.thresholds),
         )
 
 

@@ -136,6 +136,12 @@ class Asked:
         return merged
 
 
+def meant(part: Part, asked: Asked) -> str:
+    """What a part asks, as compared with sentences by meaning: its text, and for a
+    follow-up the words it borrows."""
+    return " ".join([part.text, *part.borrowed]) if asked.follow_up else part.text
+
+
 def earlier_questions(history: Sequence[Message]) -> list[str]:
     """The user's questions in a conversation's history, oldest first (not the prompts the
     runtime injects)."""
@@ -326,4 +332,4 @@ def _compared(question: str, subjects: Sequence[str], span: tuple[int, int]) -> 
     return parts
 
 
-__all__ = ["BORROWED", "Asked", "Part", "analyse", "earlier_questions", "tool_budget"]
+__all__ = ["BORROWED", "Asked", "Part", "analyse", "earlier_questions", "meant", "tool_budget"]

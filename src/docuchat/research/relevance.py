@@ -10,8 +10,9 @@ sentence *addresses* the part when
 - it or its neighbours name the thing asked for when a value alone does not ("the *account*
   number"; ``head``; a heading above it does not count: "Executive summary" names no chief
   executive);
-- it and its surroundings hold at least ``COVERAGE`` of the part's terms (a term borrowed
-  from another clause or the previous question counts half; ``coverage``);
+- it and its surroundings hold at least half the part's terms (a term borrowed from
+  another clause or the previous question counts half; ``coverage``), or a quarter when it
+  is close to the question in meaning (the embeddings' cosine; ``Thresholds``);
 - it states a fact of the kind asked for that the question does not already give: a date, a
   duration, an amount, a person… (``kinds``; no condition when the question names no kind).
 
@@ -28,18 +29,27 @@ from dataclasses import dataclass
 from typing import Any
 
 from docuchat.research.kinds import VALUE_NOUNS, Found, Kind, find
-from docuchat.research.questions import Asked, Part
+from docuchat.research.questions import Asked, Part, meant
 from docuchat.research.sentences import Passage, Sentence, sentences, stating
+from docuchat.research.similarity import SentenceSimilarity
 from docuchat.research.words import numbered_words, stem
 
-COVERAGE_ALONE = 0.5
-"""The share of the part's terms (by weight: 1, half for a borrowed term) that a sentence and
-its surroundings must hold: at least half of what the question is about..."""
-COVERAGE = 0.25
-"""...or at least a quarter when the sentence is close to the question in meaning."""
-CLOSE = 0.4
-"""The cosine similarity of embeddings (all-MiniLM-L6-v2) from which a sentence is close in
-meaning to the question."""
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """How much of the question a sentence must carry (see ``bench/qa_offline.py`` for how
+    they were chosen)."""
+
+    coverage: float = 0.5
+    """The share of the part's terms (by weight: 1, half for a borrowed term) that a sentence
+    and its surroundings must hold..."""
+    close_coverage: float = 0.25
+    """...or this share, when the sentence is close to the question in meaning:"""
+    close: float = 0.4
+    """the cosine similarity of their embeddings (all-MiniLM-L6-v2) is at least this."""
+
+
+THRESHOLDS = Thresholds()
 _NUM = r"\d+(?:\.\d+)?"
 _RANGE = re.compile(
     rf"\bbetween\D{{0,3}}(?P<low>{_NUM})\D{{0,12}}\band\D{{0,3}}(?P<high>{_NUM})"
@@ -65,6 +75,8 @@ class Addressing:
     missing_head: tuple[str, ...] = ()
     matched: tuple[str, ...] = ()
     similarity: float | None = None
+    covered: bool = True
+    """The sentence holds enough of the part's terms (``Thresholds``)."""
     """The part's terms the sentence and its surroundings hold."""
 
     def reasons(self) -> list[str]:
@@ -74,7 +86,7 @@ class Addressing:
             said.append(f"does not name {', '.join(self.missing_names)}")
         if self.missing_head:
             said.append(f"does not mention {' '.join(self.missing_head)}")
-        if self.coverage < COVERAGE_ALONE:
+        if not self.covered:
             close = "" if self.similarity is None else f", similarity {self.similarity:.2f}"
             said.append(f"holds {self.coverage:.0%} of the question's terms{close}")
         if self.found is not None:
@@ -103,6 +115,7 @@ def judge(
     question: str,
     quoted: str | None = None,
     similarity: float | None = None,
+    limits: Thresholds = THRESHOLDS,
 ) -> Addressing:
     """``sentence`` against ``part``; ``quoted``: the text that states the fact, when more
     than the sentence (a list's introduction quoted with its item); ``similarity``: the
@@ -117,18 +130,16 @@ def judge(
     total = sum(counted.values()) or 1.0
     matched = tuple(t for t in counted if t in around)
     coverage = sum(counted[t] for t in matched) / total
-    close = similarity is not None and similarity >= CLOSE
+    close = similarity is not None and similarity >= limits.close
     found = None
     if part.kind is not None:
         found = find(part.kind, stated, question, part.counted)
+    covered = coverage >= limits.coverage or (close and coverage >= limits.close_coverage)
     addresses = (
-        not missing
-        and not missing_head
-        and (coverage >= COVERAGE_ALONE or (close and coverage >= COVERAGE))
-        and (part.kind is None or found is not None)
+        not missing and not missing_head and covered and (part.kind is None or found is not None)
     )
     return Addressing(
-        addresses, coverage, found, part.kind, missing, missing_head, matched, similarity
+        addresses, coverage, found, part.kind, missing, missing_head, matched, similarity, covered
     )
 
 
@@ -263,23 +274,63 @@ class AnswerRelevance:
 
 
 def assess_answer(
-    asked: Asked, cited: Sequence[tuple[int, str, bool]], passages: Mapping[int, Passage]
+    asked: Asked,
+    cited: Sequence[tuple[int, str, bool]],
+    passages: Mapping[int, Passage],
+    similarity: SentenceSimilarity | None = None,
+    limits: Thresholds = THRESHOLDS,
 ) -> AnswerRelevance:
     """Each cited quote ((number, quote, verified) in ``cited``) against each part of the
     question, in its passage (``passages`` by citation number: all that the run opened)."""
     read = {n: _by_id(sentences([p])) for n, p in passages.items()}
+    judging = _Judging(asked, similarity, limits)
     citations: dict[int, CitedRelevance] = {}
     for n, quote, _ in cited:
         sentence = _sentence_of(quote, read.get(n, {}))
         if sentence is not None:
-            citations[n] = _cited(n, asked, sentence, read[n])
+            citations[n] = judging.cited(n, sentence, read[n])
     parts = []
     for i, part in enumerate(asked.parts):
         by = tuple(
             n for n, _, verified in cited if verified and n in citations and i in citations[n].parts
         )
-        parts.append(PartRelevance(part, by, None if by else _nearest(part, asked, read)))
+        parts.append(PartRelevance(part, by, None if by else judging.nearest(part, read)))
     return AnswerRelevance(citations, tuple(parts))
+
+
+@dataclass(slots=True)
+class _Judging:
+    asked: Asked
+    similarity: SentenceSimilarity | None
+    limits: Thresholds
+
+    def judge(self, part: Part, s: Sentence, read: Mapping[int, Sentence]) -> Addressing:
+        close = None
+        if self.similarity is not None:
+            close = self.similarity(meant(part, self.asked), [s.text])[0]
+        return judge(part, s, self.asked.text, stating(s, read), close, self.limits)
+
+    def cited(self, n: int, s: Sentence, read: Mapping[int, Sentence]) -> CitedRelevance:
+        judged = [self.judge(part, s, read) for part in self.asked.parts]
+        parts = tuple(i for i, j in enumerate(judged) if j.addresses)
+        best = judged[parts[0]] if parts else max(judged, key=lambda j: j.coverage)
+        return CitedRelevance(n, bool(parts), parts, best)
+
+    def nearest(
+        self, part: Part, read: Mapping[int, Mapping[int, Sentence]]
+    ) -> tuple[int, str, Addressing] | None:
+        """The sentence read that holds most of the part's terms (judged by words alone:
+        the similarity of every sentence read would cost an embedding each)."""
+        plain = _Judging(self.asked, None, self.limits)
+        candidates = [
+            (n, s, plain.judge(part, s, sentences_of))
+            for n, sentences_of in read.items()
+            for s in sentences_of.values()
+        ]
+        if not candidates:
+            return None
+        n, s, judged = max(candidates, key=lambda c: (c[2].addresses, c[2].coverage))
+        return n, s.text, judged
 
 
 def _by_id(found: Sequence[Sentence]) -> dict[int, Sentence]:
@@ -297,33 +348,13 @@ def _sentence_of(quote: str, read: Mapping[int, Sentence]) -> Sentence | None:
     return None
 
 
-def _cited(n: int, asked: Asked, s: Sentence, read: Mapping[int, Sentence]) -> CitedRelevance:
-    judged = [judge(part, s, asked.text, stating(s, read)) for part in asked.parts]
-    parts = tuple(i for i, j in enumerate(judged) if j.addresses)
-    best = judged[parts[0]] if parts else max(judged, key=lambda j: j.coverage)
-    return CitedRelevance(n, bool(parts), parts, best)
-
-
-def _nearest(
-    part: Part, asked: Asked, read: Mapping[int, Mapping[int, Sentence]]
-) -> tuple[int, str, Addressing] | None:
-    candidates = [
-        (n, s, judge(part, s, asked.text, stating(s, sentences_of)))
-        for n, sentences_of in read.items()
-        for s in sentences_of.values()
-    ]
-    if not candidates:
-        return None
-    n, s, judged = max(candidates, key=lambda c: (c[2].addresses, c[2].coverage))
-    return n, s.text, judged
-
-
 __all__ = [
-    "COVERAGE",
+    "THRESHOLDS",
     "Addressing",
     "AnswerRelevance",
     "CitedRelevance",
     "PartRelevance",
+    "Thresholds",
     "assess_answer",
     "judge",
     "missing_names",

@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 
 from docuchat.research.offline.evidence import Reading, read, relevance
 from docuchat.research.offline.question import Question
-from docuchat.research.offline.similarity import SentenceSimilarity
 from docuchat.research.questions import Asked, Part
-from docuchat.research.relevance import Addressing, judge
+from docuchat.research.relevance import THRESHOLDS, Addressing, Thresholds, judge
 from docuchat.research.sentences import (
     SENTENCE_CLOSED,
     Passage,
@@ -27,6 +26,7 @@ from docuchat.research.sentences import (
     sentences,
     stating,
 )
+from docuchat.research.similarity import SentenceSimilarity
 from docuchat.research.words import TOKEN, bare, fold, stem
 
 # A paragraph of its own, so that no quote's citation is checked against the prefix's words.
@@ -72,18 +72,26 @@ class Assessment:
 
 
 def assess(
-    asked: Asked, passages: Sequence[Passage], similarity: SentenceSimilarity | None = None
+    asked: Asked,
+    passages: Sequence[Passage],
+    similarity: SentenceSimilarity | None = None,
+    limits: Thresholds = THRESHOLDS,
 ) -> Assessment | None:
     """Every part of the question against the passages' sentences; None when there is
     nothing to read or nothing to look for."""
     found = sentences(passages)
     if not found or not any(p.terms for p in asked.parts):
         return None
-    return Assessment(asked, [_assess_part(part, asked, found, similarity) for part in asked.parts])
+    parts = [_assess_part(part, asked, found, similarity, limits) for part in asked.parts]
+    return Assessment(asked, parts)
 
 
 def _assess_part(
-    part: Part, asked: Asked, found: list[Sentence], similarity: SentenceSimilarity | None
+    part: Part,
+    asked: Asked,
+    found: list[Sentence],
+    similarity: SentenceSimilarity | None,
+    limits: Thresholds,
 ) -> PartAnswer:
     question = Question.of(part, asked)
     reading = read(question, found, similarity)
@@ -94,31 +102,36 @@ def _assess_part(
     for s in ranked:
         if top - scores[s.id] > CANDIDATE_MARGIN:
             break
-        judged = _judge(s, reading, by_id)
+        judged = _judge(s, reading, by_id, limits)
         if judged.addresses:
             quotes = (
                 _pick_more(ranked, scores, s)
                 if asked.wants_more
-                else _pick(s, ranked, scores, reading, by_id)
+                else _pick(s, ranked, scores, reading, by_id, limits)
             )
             return PartAnswer(part, reading, scores, ranked, s, judged, quotes)
     best = ranked[0]
-    judged = _judge(best, reading, by_id)
+    judged = _judge(best, reading, by_id, limits)
     return PartAnswer(part, reading, scores, ranked, None, judged)
 
 
-def _judge(s: Sentence, reading: Reading, by_id: Mapping[int, Sentence]) -> Addressing:
+def _judge(
+    s: Sentence, reading: Reading, by_id: Mapping[int, Sentence], limits: Thresholds
+) -> Addressing:
     question = reading.question
     similarity = reading.similarity.get(s.id)
-    return judge(question.part, s, question.asked, stating(s, by_id), similarity)
+    return judge(question.part, s, question.asked, stating(s, by_id), similarity, limits)
 
 
 def compose_answer(
-    asked: Asked, passages: Sequence[Passage], similarity: SentenceSimilarity | None = None
+    asked: Asked,
+    passages: Sequence[Passage],
+    similarity: SentenceSimilarity | None = None,
+    limits: Thresholds = THRESHOLDS,
 ) -> str:
     """The quotes that address the question's parts with their citations, a word for the
     parts that none addresses, or the abstention when none addresses any part."""
-    judged = assess(asked, passages, similarity)
+    judged = assess(asked, passages, similarity, limits)
     return ABSTAIN if judged is None else quoted_answer(judged)
 
 
@@ -152,6 +165,7 @@ def _pick(
     scores: dict[int, float],
     reading: Reading,
     by_id: Mapping[int, Sentence],
+    limits: Thresholds,
 ) -> list[Quote]:
     """The chosen sentence (with its list's introduction after it when it is an item; with
     the item the question names when it introduces a list), then a second source: the best sentence

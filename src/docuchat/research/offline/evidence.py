@@ -16,8 +16,8 @@ from itertools import pairwise
 
 from docuchat.research.kinds import find
 from docuchat.research.offline.question import Question
-from docuchat.research.offline.similarity import SentenceSimilarity
 from docuchat.research.sentences import Sentence
+from docuchat.research.similarity import SentenceSimilarity
 from docuchat.research.words import (
     TOKEN,
     fold,

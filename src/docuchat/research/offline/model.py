@@ -19,9 +19,10 @@ from docuchat.models.base import (
 from docuchat.models.tokens import JSON_CHARS_PER_TOKEN, PROSE_CHARS_PER_TOKEN, TokenEstimator
 from docuchat.research.offline.answer import compose_answer
 from docuchat.research.offline.planning import Budget, Call, plan
-from docuchat.research.offline.similarity import SentenceSimilarity
 from docuchat.research.offline.transcript import OPEN, SEARCH, Turn, read_turn
 from docuchat.research.questions import analyse, tool_budget
+from docuchat.research.relevance import THRESHOLDS, Thresholds
+from docuchat.research.similarity import SentenceSimilarity
 
 
 class OfflineModel:
@@ -35,9 +36,14 @@ class OfflineModel:
         max_tool_calls: int = 5,
         max_iterations: int = 5,
         embedder: Embedder | None = None,
+        thresholds: Thresholds = THRESHOLDS,
     ) -> None:
-        """``embedder``: also rank sentences by their dense similarity to the question."""
+        """``embedder``: also rank sentences by their dense similarity to the question, and
+        take a sentence close to it in meaning to address it with fewer of its words.
+        ``thresholds``: how much of the question a sentence must carry (higher declines
+        more often)."""
         self.budget = Budget(max_tool_calls, max_iterations)
+        self.thresholds = thresholds
         self.similarity = SentenceSimilarity(embedder) if embedder else None
         self._estimator = TokenEstimator()
 
@@ -47,6 +53,7 @@ class OfflineModel:
             max_tool_calls=self.budget.tool_calls,
             max_iterations=self.budget.steps,
             embedder=embedder,
+            thresholds=self.thresholds,
         )
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
@@ -75,7 +82,7 @@ class OfflineModel:
             planned = plan(turn, asked, budget, by_meaning=self.similarity is not None)
             if planned:
                 return _tool_calls(planned, turn)
-        text = compose_answer(asked, turn.reading_order(), similarity=self.similarity)
+        text = compose_answer(asked, turn.reading_order(), self.similarity, self.thresholds)
         return ModelResponse(text=text, finish_reason="stop")
 
 

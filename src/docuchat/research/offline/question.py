@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docuchat.research.kinds import Kind
-from docuchat.research.questions import Asked, Part
+from docuchat.research.questions import Asked, Part, meant
 from docuchat.research.questions import analyse as analyse_question
 from docuchat.research.words import negated, numbers, stem, words
 
@@ -49,8 +49,7 @@ class Question:
         return cls(
             part=part,
             asked=asked.text,
-            # A follow-up is compared, by meaning too, with the words it leans on.
-            text=" ".join([part.text, *part.borrowed]) if asked.follow_up else part.text,
+            text=meant(part, asked),
             words=tuple(said),
             keywords=part.keywords,
             terms=dict(part.terms),
