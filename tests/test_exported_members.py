@@ -71,6 +71,7 @@ PUBLIC = {
         "CitationRegistry",
         "DocumentOverview",
         "OpenedPassage",
+        "Presentation",
         "ResearchAgent",
         "ResearchSession",
         "SearchResults",

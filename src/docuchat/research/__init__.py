@@ -1,6 +1,6 @@
 """The document research assistant: an agent that answers with verified citations."""
 
-from docuchat.research.agent import DEFAULT_LIMITS, Answer, AnswerReady, ResearchAgent
+from docuchat.research.agent import DEFAULT_LIMITS, Answer, AnswerReady, Presentation, ResearchAgent
 from docuchat.research.citations import Citation, CitationRegistry, verify
 from docuchat.research.models import research_model
 from docuchat.research.tools import (
@@ -18,6 +18,7 @@ __all__ = [
     "CitationRegistry",
     "DocumentOverview",
     "OpenedPassage",
+    "Presentation",
     "ResearchAgent",
     "ResearchSession",
     "SearchResults",

@@ -40,10 +40,10 @@ class Thresholds:
     """How much of the question a sentence must carry (see ``bench/qa_offline.py`` for how
     they were chosen)."""
 
-    coverage: float = 0.5
+    coverage: float = 0.67
     """The share of the part's terms (by weight: 1, half for a borrowed term) that a sentence
     and its surroundings must hold..."""
-    close_coverage: float = 0.25
+    close_coverage: float = 0.2
     """...or this share, when the sentence is close to the question in meaning:"""
     close: float = 0.4
     """the cosine similarity of their embeddings (all-MiniLM-L6-v2) is at least this."""
@@ -106,6 +106,7 @@ class Addressing:
             else {"kind": self.found.kind, "text": self.found.text},
             "missing_names": list(self.missing_names),
             "missing_head": " ".join(self.missing_head) or None,
+            "reasons": self.reasons(),
         }
 
 

@@ -7,12 +7,18 @@ const BULLET = /^\s*[-*•]\s+(.*)$/;
 const NUMBERED = /^\s*\d+[.)]\s+(.*)$/;
 const HEADING = /^#{1,6}\s+(.*)$/;
 
+const ADDRESSING = {
+  true: " It addresses the question.",
+  false: " It does not address the question.",
+};
+
 /** How a citation describes itself to a screen reader and in a tooltip. */
 export function citationLabel(citation) {
   const where = `${citation.title}, page ${citation.page}`;
-  return citation.verified
+  const verified = citation.verified
     ? `Source ${citation.n}: ${where}. Verified: the passage supports the sentence.`
     : `Source ${citation.n}: ${where}. Not verified: the passage may not support the sentence.`;
+  return verified + (ADDRESSING[citation.addresses] || "");
 }
 
 function citationChip(citation, onCite) {
@@ -94,6 +100,14 @@ export function verificationPill(verified) {
     : h("span", { class: "pill pill-warn" }, icon(ICONS.warn), "Not verified");
 }
 
+/** Whether the cited sentence addresses the question (nothing when it was not judged):
+ * a sentence can be verified, quoted right, and still be about something else. */
+export function addressingPill(addresses) {
+  if (addresses === true) return h("span", { class: "pill pill-ok" }, icon(ICONS.check), "Answers the question");
+  if (addresses === false) return h("span", { class: "pill pill-warn" }, icon(ICONS.warn), "Off the question");
+  return null;
+}
+
 /** The numbered sources under an answer; each opens its passage. */
 export function renderSources(citations, onCite) {
   if (!citations.length) return null;
@@ -121,7 +135,8 @@ export function renderSources(citations, onCite) {
               "span",
               { class: "source-main" },
               h("span", { class: "source-title" }, c.title),
-              h("span", { class: "source-meta" }, `Page ${c.page}`, verificationPill(c.verified)),
+              h("span", { class: "source-meta" }, `Page ${c.page}`, verificationPill(c.verified),
+                addressingPill(c.addresses)),
               c.quote ? h("span", { class: "source-quote" }, `“${c.quote}”`) : null,
             ),
           ),

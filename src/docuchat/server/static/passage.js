@@ -1,5 +1,5 @@
 // The side panel that shows a cited passage with the cited span highlighted.
-import { verificationPill } from "./answer.js";
+import { addressingPill, verificationPill } from "./answer.js";
 import { h } from "./dom.js";
 
 /**
@@ -58,11 +58,17 @@ export class PassagePanel {
       : `Page ${passage.page}`;
     const parts = [
       h("p", { class: "passage-doc" }, passage.title),
-      h("p", { class: "passage-meta" }, pages, verificationPill(citation.verified)),
+      h("p", { class: "passage-meta" }, pages, verificationPill(citation.verified),
+        addressingPill(citation.addresses)),
       citation.verified
         ? null
         : h("p", { class: "passage-warning" },
             "The checker could not match the cited sentence to this passage. Read it before relying on it."),
+      citation.addresses === false
+        ? h("p", { class: "passage-warning" },
+            "This sentence does not address the question"
+            + (citation.relevance?.reasons?.length ? `: it ${citation.relevance.reasons.join("; ")}.` : "."))
+        : null,
       h(
         "blockquote",
         { class: "passage-text" },
