@@ -41,6 +41,7 @@ from docuchat.embeddings import Embedder, get_embedder
 from docuchat.evals import business
 from docuchat.evals.business_set import KINDS, SetQuestion, load_set
 from docuchat.evals.harness import index_folder, research_agent
+from docuchat.evals.qa import OWNER as SQUAD_OWNER
 from docuchat.evals.qa import (
     IngestedArticle,
     SquadQuestion,
@@ -50,7 +51,6 @@ from docuchat.evals.qa import (
     load_squad,
     plain_answer,
 )
-from docuchat.evals.qa import OWNER as SQUAD_OWNER
 from docuchat.evals.qa import index_key as squad_key
 from docuchat.research import Answer
 from docuchat.research.citations import CitationRegistry, declines, verify
@@ -64,7 +64,7 @@ from docuchat.research.similarity import SentenceSimilarity
 from docuchat.store import Store, open_store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from business_halves import DEV, half_of  # noqa: E402
+from business_halves import DEV, half_of
 
 SQUAD = Path(__file__).resolve().parents[2] / "shared" / "data" / "squad2_dev_3articles.json"
 HELD_OUT_EVERY = 3  # every third paragraph of each SQuAD article is held out

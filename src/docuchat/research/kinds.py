@@ -39,6 +39,8 @@ Kind = Literal[
 
 _NUMBER = r"(?:\d[\d,]*(?:\.\d+)?|" + "|".join(sorted(NUMBER_WORDS | {"one", "a"})) + r")"
 _UNITS = r"(?:second|minute|hour|day|week|fortnight|month|quarter|year)s?"
+# Month names capitalised, as dates write them ("may" is a verb, "May" a month).
+_MONTH = "|".join(m.capitalize() for m in sorted(MONTHS))
 _SCALE = r"(?:\s?(?:m|bn|k|million|billion|thousand)\b)?"
 _FINDERS: dict[str, re.Pattern[str]] = {
     "money": re.compile(
@@ -58,14 +60,13 @@ _FINDERS: dict[str, re.Pattern[str]] = {
         re.IGNORECASE,
     ),
     "date": re.compile(
-        r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:" + "|".join(MONTHS) + r")\b(?:\s+\d{4})?"
-        r"|\b(?:" + "|".join(MONTHS) + r")(?:\s+\d{1,2}(?:st|nd|rd|th)?,?)?\s+\d{4}\b"
+        r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:" + _MONTH + r")\b(?:\s+\d{4})?"
+        r"|\b(?:" + _MONTH + r")(?:\s+\d{1,2}(?:st|nd|rd|th)?,?)?\s+\d{4}\b"
         r"|\b(?:1\d{3}|20\d{2})s?\b|\bQ[1-4]\b|\b\d{4}-\d{2}-\d{2}\b"
         r"|\b\d{1,2}(?:st|nd|rd|th)\b|\bcentur(?:y|ies)\b"
-        r"|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"
-        r"|\b(?:end|start|beginning|middle|mid)[\s-]+(?:of\s+)?(?:" + "|".join(MONTHS) + r")\b"
-        r"|\b(?:" + "|".join(MONTHS) + r")\b",
-        re.IGNORECASE,
+        r"|\b(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?\b"
+        r"|\b(?:end|start|beginning|middle|mid)[\s-]+(?:of\s+)?(?:" + _MONTH + r")\b"
+        r"|\b(?:" + _MONTH + r")\b",
     ),
     "quantity": re.compile(rf"\b\d[\d,]*(?:\.\d+)?\b|(?<!\w)[£$€]\d|\b{_NUMBER}\b(?!\s+of\b)"),
     "identifier": re.compile(
@@ -85,7 +86,16 @@ _ROLE_WORDS = frozenset(
     "partner department".split()
 )
 _COUNT_WORDS = NUMBER_WORDS | {"one", "single"}
-_ANYTHING_NUMERIC = ("money", "percent", "duration", "time", "date", "quantity")
+_CALENDAR_WORDS = MONTHS | {
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+}
+_ANYTHING_NUMERIC = ("money", "percent", "duration", "quantity")
 
 
 # ── what a question asks for ────────────────────────────────────────────────
@@ -156,6 +166,10 @@ _HEAD_NOUNS: dict[Kind | None, frozenset[str]] = {
 *number*"): a text that answers names it too (a budget is called a budget, an account number
 an account number)."""
 _CATEGORY_NOUNS: dict[Kind | None, frozenset[str]] = {
+    "person": frozenset(
+        "engineer engineers leader leaders person people member members employee employees "
+        "individual individuals colleague colleagues".split()
+    ),
     "name": frozenset(
         "region country city town location address place site law laws supplier suppliers "
         "vendor company provider store stores product scanners scanner system platform "
@@ -268,22 +282,41 @@ def _values(kind: Kind, text: str, counted: Sequence[str]) -> list[str]:
     if kind == "name":
         return [m.group() for m in _NAME.finditer(folded)]
     if kind == "person":
-        names = [m.group() for m in _NAME.finditer(folded)]
+        names = [m.group() for m in _NAME.finditer(folded) if _may_be_person(m.group())]
         return names + [w for w in re.findall(r"[a-z]+", folded.lower()) if w in _ROLE_WORDS]
     if kind == "quantity":
-        return [m.group().strip() for k in _ANYTHING_NUMERIC for m in _FINDERS[k].finditer(folded)]
+        dated = _spans(folded, ("date", "time"))
+        return [
+            m.group().strip()
+            for k in _ANYTHING_NUMERIC
+            for m in _FINDERS[k].finditer(folded)
+            if not any(start <= m.start() < end for start, end in dated)
+        ]
     if kind == "date":
         return [m.group() for k in ("date", "time") for m in _FINDERS[k].finditer(folded)]
     return [m.group() for m in _FINDERS[kind].finditer(folded)]
 
 
+def _spans(text: str, kinds: Sequence[str]) -> list[tuple[int, int]]:
+    return [m.span() for k in kinds for m in _FINDERS[k].finditer(text)]
+
+
+def _may_be_person(name: str) -> bool:
+    """Not an acronym ("TLS"), a month or a day: a name a person may have."""
+    first = name.split()[0]
+    return not first.isupper() and first.lower() not in _CALENDAR_WORDS
+
+
 def _counts(text: str, counted: Sequence[str]) -> list[str]:
     """Numbers followed, within five words, by a word for what is counted ("250 Named
     Users", "12 days of on-site training", "5 University of California campuses")."""
-    tokens = re.findall(r"[\w'’.,-]+", text)
+    tokens = re.findall(r"[\w'’.,:-]+", text)
     found = []
     for i, token in enumerate(tokens):
         bare = token.strip(".,").lower()
+        beside = {t.strip(".,").lower() for t in tokens[max(0, i - 1) : i + 2]}
+        if beside & MONTHS:  # a day of the month ("14 March"), not a count
+            continue
         if not (re.fullmatch(r"\d[\d,]*(?:\.\d+)?", bare) or bare in _COUNT_WORDS):
             continue
         after = [stem(t.strip(".,").lower()) for t in tokens[i + 1 : i + 6]]

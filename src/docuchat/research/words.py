@@ -11,7 +11,6 @@ from docuchat.research.text import STOPWORDS
 from docuchat.research.text import stem as research_stem
 from docuchat.research.text import words as plain_words
 
-NEGATIONS = frozenset("not no never none nothing neither nor without cannot".split())
 NUMBER_WORDS = frozenset(
     "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
     "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty "
@@ -35,11 +34,7 @@ TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _NUMBER = r"\d+0s\b|\d+(?:[.,]\d+)*"
 _NUMBERED_TOKEN = re.compile(rf"{_NUMBER}|[^\W\d_]+(?:['’][^\W_]+)*")
 _NUMBER_ONLY = re.compile(_NUMBER)
-DIGIT = re.compile(r"\d")
-YEAR = re.compile(r"^(1\d{3}|20\d{2})s?$")
-ORDINAL = re.compile(r"^\d+(st|nd|rd|th)$")  # "the 11th" (century)
 _POSSESSIVE = re.compile(r"['’]s?$")
-_WEAK_NEGATION = re.compile(r"\b(or not|may or may not)\b")
 
 
 @lru_cache(maxsize=65536)
@@ -80,12 +75,6 @@ def is_key(word: str) -> bool:
     return word not in STOPWORDS and word not in FRAMING and len(word) > 1
 
 
-def negated(text: str) -> bool:
-    """The text says "not", "never", "no" ... ("whether or not" does not count)."""
-    found = plain_words(_WEAK_NEGATION.sub(" ", text.lower()))
-    return any(w in NEGATIONS or w.endswith("n't") for w in found)
-
-
 def numbered_words(text: str) -> list[str]:
     """Lower-cased words with every number whole and without thousands separators
     ("200,000 people" -> "200000", "people"; "magnitude 8.7" -> "magnitude", "8.7")."""
@@ -95,11 +84,6 @@ def numbered_words(text: str) -> list[str]:
 
 def numbers(text: str) -> frozenset[str]:
     return frozenset(w for w in numbered_words(text) if _NUMBER_ONLY.fullmatch(w))
-
-
-def is_number(word: str) -> bool:
-    """Digits or a number word ("two", "dozen") of ``numbered_words``."""
-    return bool(_NUMBER_ONLY.fullmatch(word)) or word in NUMBER_WORDS or word == "one"
 
 
 def capitalised(text: str) -> list[str]:

@@ -1,5 +1,5 @@
 """One part of a question as the offline model reads it: the research layer's analysis
-(``research.questions``) with the words the sentence ranking and the doubts compare."""
+(``research.questions``) with the words the sentence ranking compares."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from docuchat.research.kinds import Kind
 from docuchat.research.questions import Asked, Part, meant
 from docuchat.research.questions import analyse as analyse_question
-from docuchat.research.words import negated, numbers, stem, words
+from docuchat.research.words import numbers, stem, words
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +32,6 @@ class Question:
     asked_for: tuple[str, ...]
     """Stems of the words that name what is asked for ("what *event*", "which *city*")."""
     kind: Kind | None
-    negated: bool
     wants_more: bool
     yes_no: bool = False
     """Asked with a verb first ("Does the company offer…?"): whether the documents say it
@@ -58,7 +57,6 @@ class Question:
             numbers=numbers(part.text),
             asked_for=part.asked_for,
             kind=part.kind,
-            negated=negated(part.text),
             wants_more=asked.wants_more,
             yes_no=asked.yes_no,
         )
