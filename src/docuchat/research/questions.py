@@ -69,6 +69,7 @@ _YES_NO = re.compile(
     re.IGNORECASE,
 )
 _CODE = re.compile(r"\d")
+_NOT = re.compile(r"\b(?:not|never)\b|n['’]t\b", re.IGNORECASE)
 _KIND_WORDS = re.compile(
     r"\bhow (?:long|much|many|fast|quickly|soon|far|often|old|big|large)\b", re.IGNORECASE
 )
@@ -98,6 +99,8 @@ class Part:
     limit": any amount names a limit; not "which organization": naming one answers)."""
     counted: tuple[str, ...] = ()
     """For a count: stems of what is counted ("how many *named users*")."""
+    negated: bool = False
+    """The part asks about what is not so ("Who did *not* design the bridge?")."""
     figures: frozenset[str] = frozenset()
     """The numbers the part states ("below *99.9*%", "a claim for £*3000*"): evidence must
     state them, or a range that holds them."""
@@ -240,6 +243,7 @@ def _part(clause: str) -> Part:
         head=head,
         counted=counted,
         figures=numbers(clause) - set().union(*(set(n) for n in named)),
+        negated=bool(_NOT.search(clause)),
     )
 
 

@@ -40,7 +40,7 @@ class Thresholds:
     """How much of the question a sentence must carry (see ``bench/qa_offline.py`` for how
     they were chosen)."""
 
-    coverage: float = 0.67
+    coverage: float = 2 / 3
     """The share of the part's terms (by weight: 1, half for a borrowed term) that a sentence
     and its surroundings must hold..."""
     close_coverage: float = 0.2
@@ -50,6 +50,9 @@ class Thresholds:
 
 
 THRESHOLDS = Thresholds()
+_NEGATION = re.compile(
+    r"\b(?:not|never|no|none|nothing|neither|nor|cannot|without)\b|n['’]t\b", re.IGNORECASE
+)
 _NUM = r"\d+(?:\.\d+)?"
 _RANGE = re.compile(
     rf"\bbetween\D{{0,3}}(?P<low>{_NUM})\D{{0,12}}\band\D{{0,3}}(?P<high>{_NUM})"
@@ -77,6 +80,8 @@ class Addressing:
     similarity: float | None = None
     covered: bool = True
     """The sentence holds enough of the part's terms (``Thresholds``)."""
+    unnegated: bool = False
+    """The question asks what is not so, and the sentence says nothing is not."""
     """The part's terms the sentence and its surroundings hold."""
 
     def reasons(self) -> list[str]:
@@ -86,6 +91,8 @@ class Addressing:
             said.append(f"does not name {', '.join(self.missing_names)}")
         if self.missing_head:
             said.append(f"does not mention {' '.join(self.missing_head)}")
+        if self.unnegated:
+            said.append("says nothing is not so, where the question asks what is not")
         if not self.covered:
             close = "" if self.similarity is None else f", similarity {self.similarity:.2f}"
             said.append(f"holds {self.coverage:.0%} of the question's terms{close}")
@@ -101,9 +108,7 @@ class Addressing:
             "coverage": round(self.coverage, 3),
             "similarity": None if self.similarity is None else round(self.similarity, 3),
             "matched": list(self.matched),
-            "answer": None
-            if self.found is None
-            else {"kind": self.found.kind, "text": self.found.text},
+            "answer": None if self.found is None else self.found.text,
             "missing_names": list(self.missing_names),
             "missing_head": " ".join(self.missing_head) or None,
             "reasons": self.reasons(),
@@ -126,6 +131,8 @@ def judge(
     missing = tuple(sorted(_missing_names(part, around)))
     missing += tuple(f for f in sorted(part.figures) if not _figure_stated(f, sentence, stated))
     missing_head = tuple(w for w in part.head if not _said(w, sentence.nearby))
+    # "Who did not design it?" is not answered by who did.
+    unnegated = part.negated and not _NEGATION.search(stated)
     # A word that names a value of the kind asked for ("the *limit*") is the kind's to find.
     counted = {t: w for t, w in part.terms.items() if part.kind is None or t not in VALUE_STEMS}
     total = sum(counted.values()) or 1.0
@@ -137,10 +144,23 @@ def judge(
         found = find(part.kind, stated, question, part.counted)
     covered = coverage >= limits.coverage or (close and coverage >= limits.close_coverage)
     addresses = (
-        not missing and not missing_head and covered and (part.kind is None or found is not None)
+        not missing
+        and not missing_head
+        and not unnegated
+        and covered
+        and (part.kind is None or found is not None)
     )
     return Addressing(
-        addresses, coverage, found, part.kind, missing, missing_head, matched, similarity, covered
+        addresses,
+        coverage,
+        found,
+        part.kind,
+        missing,
+        missing_head,
+        matched,
+        similarity,
+        covered,
+        unnegated,
     )
 
 
@@ -178,12 +198,13 @@ def _said(word: str, said: frozenset[str]) -> bool:
 
 
 def _missing_names(part: Part, said: frozenset[str]) -> set[str]:
-    """The part's names that ``said`` lacks: a name of one word, or more than one word of a
-    longer name ("Brightline Insight" may be "Brightline", not "Corvid Insight")."""
+    """The part's names that ``said`` lacks: a name of one word, or of a longer name its
+    first word or more than one word ("Brightline Insight" may be "Brightline"; "Brackley
+    Bridge" is not "Larkspur Bridge")."""
     missing: set[str] = set()
     for name in part.named:
         lacking = missing_names(name, said)
-        if len(lacking) > (len(name) > 1):
+        if name[0] in lacking or len(lacking) > 1:
             missing |= lacking
     return missing
 

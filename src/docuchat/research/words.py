@@ -24,7 +24,10 @@ MONTHS = frozenset(
 FRAMING = frozenset(
     "name named called call kind type sort example term word mean meaning refer refers "
     # verbs that carry little of their own: "what do I *need* to…", "how much do we *get*"
-    "need needs get gets got have has want wants".split()
+    "need needs get gets got have has want wants "
+    # and the words that ask about the documents themselves: "what do the *documents say*"
+    "summarise summarize summary describe explain outline tell say says said document "
+    "documents mention mentions".split()
 )
 PRONOUNS = frozenset("it its they them their he him his she her this that these those".split())
 
@@ -35,13 +38,23 @@ _NUMBER = r"\d+0s\b|\d+(?:[.,]\d+)*"
 _NUMBERED_TOKEN = re.compile(rf"{_NUMBER}|[^\W\d_]+(?:['’][^\W_]+)*")
 _NUMBER_ONLY = re.compile(_NUMBER)
 _POSSESSIVE = re.compile(r"['’]s?$")
+# (ending, the shortest root left, what replaces it): "payment" -> "pay", "termination" ->
+# "terminat" (as "terminate" stems), "payable" -> "pay".
+_DERIVED = (("ation", 4, "at"), ("ment", 3, ""), ("able", 3, ""), ("ible", 4, ""))
+_NOT_DERIVED = frozenset("com docu mo ele seg ce frag gar pig ta ca cap sta fa ena ci".split())
 
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """The research stemmer's stem without a final "e", so that "base" and "bases",
-    "measure" and "measured" meet."""
+    "measure" and "measured" meet; and without the endings that make a noun or an adjective
+    of a verb, so that "pay", "payment" and "payable", "terminate" and "termination" meet."""
     found = research_stem(word)
+    for ending, least, keep in _DERIVED:
+        root = found[: -len(ending)]
+        if found.endswith(ending) and len(root) >= least and root not in _NOT_DERIVED:
+            found = root + keep
+            break
     return found[:-1] if found.endswith("e") and len(found) > 3 else found
 
 

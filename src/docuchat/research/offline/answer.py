@@ -35,7 +35,6 @@ ABSTAIN = "The documents do not say."
 ANSWER_WORDS = 60
 LONG_ANSWER_WORDS = 150
 LONG_ANSWER_SENTENCES = 5
-RUNNER_UP_MARGIN = 2.0
 SECOND_SOURCE_MARGIN = 3.0
 MIN_FRAGMENT_WORDS = 8
 CANDIDATE_MARGIN = float("inf")
@@ -105,7 +104,7 @@ def _assess_part(
         judged = _judge(s, reading, by_id, limits)
         if judged.addresses:
             quotes = (
-                _pick_more(ranked, scores, s)
+                _pick_more(s, ranked, reading, by_id, limits)
                 if asked.wants_more
                 else _pick(s, ranked, scores, reading, by_id, limits)
             )
@@ -199,16 +198,21 @@ def _pick(
 
 
 def _pick_more(
-    ranked: Sequence[Sentence], scores: dict[int, float], chosen: Sentence
+    chosen: Sentence,
+    ranked: Sequence[Sentence],
+    reading: Reading,
+    by_id: Mapping[int, Sentence],
+    limits: Thresholds,
 ) -> list[Quote]:
-    """For a question that asks for a list or a summary: the chosen sentence, then the best
-    sentences that score nearly as well, up to five and 150 words."""
+    """For a question that asks for a list or a summary: the chosen sentence, then the next
+    best that address the part too, up to five and 150 words."""
     picked, used = [chosen], len(chosen.words)
     for other in ranked:
-        if scores[chosen.id] - scores[other.id] > RUNNER_UP_MARGIN:
+        if len(picked) == LONG_ANSWER_SENTENCES:
             break
-        fits = len(picked) < LONG_ANSWER_SENTENCES and used + len(other.words) <= LONG_ANSWER_WORDS
-        if fits and not any(_overlap(other, c) for c in picked):
+        fits = used + len(other.words) <= LONG_ANSWER_WORDS
+        fresh = fits and not any(_overlap(other, c) for c in picked)
+        if fresh and _judge(other, reading, by_id, limits).addresses:
             picked.append(other)
             used += len(other.words)
     return [(s, None) for s in picked]

@@ -83,7 +83,8 @@ def _refined_query(turn: Turn, question: Question, asked: Asked) -> str | None:
     figures = question.numbers - set().union(*(numbers(h.snippet) for h in hits))
     if hits and not names | figures:
         return None
-    focus = " ".join([*(w for w in question.keywords if stem(w) in names), *sorted(figures)])
+    named = [w for w in question.keywords if stem(w) in names]
+    focus = " ".join(dict.fromkeys([*named, *sorted(figures)]))
     used = {q.casefold() for q in turn.queries}
     candidates = [focus] if hits and focus else list(_queries(asked))
     return next((q for q in candidates if q and q.casefold() not in used), None)
