@@ -44,9 +44,9 @@ class LiveSteps:
             self.console.print(f"[yellow]limit {event.limit}[/]: {escape(event.detail)}")
 
 
-def _addressing(answer: Answer, n: int) -> str:
-    """Whether citation ``n`` addresses the question, and if not why (" · …")."""
-    if answer.relevance is None or n not in answer.relevance.citations:
+def _addressing(answer: Answer, n: int, verified: bool) -> str:
+    """Whether verified citation ``n`` addresses the question, and if not why (" · …")."""
+    if not verified or answer.relevance is None or n not in answer.relevance.citations:
         return ""
     cited = answer.relevance.citations[n]
     if cited.addresses:
@@ -92,7 +92,7 @@ def print_answer(console: Console, answer: Answer) -> None:
         for c in answer.citations:
             status = "[green]verified[/]" if c.verified else "[red]not verified[/]"
             console.print(
-                f"  [{c.n}] {escape(c.title)}, page {c.page} · {status}{_addressing(answer, c.n)}\n"
+                f"  [{c.n}] {escape(c.title)}, page {c.page} · {status}{_addressing(answer, c.n, c.verified)}\n"
                 f"      [dim]“{escape(_short(c.quote, 160))}”[/]",
                 highlight=False,
             )

@@ -57,7 +57,7 @@ from docuchat.search.hybrid import HybridSearcher
 from docuchat.store.base import DocumentFilter
 
 Mode = Literal["agent", "pipeline"]
-Presentation = Literal["answer", "partial", "not_an_answer", "declined"]
+Presentation = Literal["answer", "partial", "not_an_answer", "unsupported", "declined"]
 V = TypeVar("V", bound=ToolOutput)
 
 DEFAULT_LIMITS = Limits(
@@ -106,11 +106,14 @@ class Answer:
     @property
     def presentation(self) -> Presentation:
         """How the answer is to be shown: ``declined`` (it says the documents do not hold
-        the answer), ``answer`` (verified citations address every part of the question),
-        ``partial`` (some parts), ``not_an_answer`` (no verified citation addresses the
+        the answer), ``unsupported`` (no citation verified: its claims are flagged),
+        ``answer`` (verified citations address every part of the question), ``partial``
+        (some parts), ``not_an_answer`` (verified citations, none of which addresses the
         question: its quotes are shown as related passages, not as an answer)."""
         if self.abstained:
             return "declined"
+        if not self.verified_count:
+            return "unsupported"
         if self.relevance is None or self.relevance.addresses:
             return "answer"
         return "partial" if self.relevance.addressed_parts else "not_an_answer"

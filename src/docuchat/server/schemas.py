@@ -223,9 +223,9 @@ class AskResult(BaseModel):
     unsupported_claims: list[str]
     presentation: Presentation = Field(
         description="answer: verified citations address every part of the question; partial: "
-        "some parts; not_an_answer: no verified citation addresses it (show the quotes as "
-        "related passages, not as an answer); declined: the answer says the documents do not "
-        "hold it"
+        "some parts; not_an_answer: verified citations, none of which addresses it (show the "
+        "quotes as related passages, not as an answer); unsupported: no citation verified; "
+        "declined: the answer says the documents do not hold it"
     )
     relevance: RelevancePublic | None
     outcome: str

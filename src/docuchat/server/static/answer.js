@@ -18,7 +18,8 @@ export function citationLabel(citation) {
   const verified = citation.verified
     ? `Source ${citation.n}: ${where}. Verified: the passage supports the sentence.`
     : `Source ${citation.n}: ${where}. Not verified: the passage may not support the sentence.`;
-  return verified + (ADDRESSING[citation.addresses] || "");
+  // Whether an unverified quote addresses the question says little: it is only the nearest.
+  return verified + ((citation.verified && ADDRESSING[citation.addresses]) || "");
 }
 
 function citationChip(citation, onCite) {
@@ -136,7 +137,7 @@ export function renderSources(citations, onCite) {
               { class: "source-main" },
               h("span", { class: "source-title" }, c.title),
               h("span", { class: "source-meta" }, `Page ${c.page}`, verificationPill(c.verified),
-                addressingPill(c.addresses)),
+                c.verified ? addressingPill(c.addresses) : null),
               c.quote ? h("span", { class: "source-quote" }, `“${c.quote}”`) : null,
             ),
           ),

@@ -122,7 +122,7 @@ class Turn {
           + `${plural(result.citations.length, "citation")} verified`
         : null,
       result.citations.some((c) => c.addresses !== null && c.addresses !== undefined)
-        ? `${result.citations.filter((c) => c.addresses).length} answering the question`
+        ? `${result.citations.filter((c) => c.verified && c.addresses).length} answering the question`
         : null,
     ];
     this.status.replaceChildren(h("span", { class: "visually-hidden" }, "Answer ready. "),

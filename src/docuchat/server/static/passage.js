@@ -59,12 +59,12 @@ export class PassagePanel {
     const parts = [
       h("p", { class: "passage-doc" }, passage.title),
       h("p", { class: "passage-meta" }, pages, verificationPill(citation.verified),
-        addressingPill(citation.addresses)),
+        citation.verified ? addressingPill(citation.addresses) : null),
       citation.verified
         ? null
         : h("p", { class: "passage-warning" },
             "The checker could not match the cited sentence to this passage. Read it before relying on it."),
-      citation.addresses === false
+      citation.verified && citation.addresses === false
         ? h("p", { class: "passage-warning" },
             "This sentence does not address the question"
             + (citation.relevance?.reasons?.length ? `: it ${citation.relevance.reasons.join("; ")}.` : "."))
