@@ -91,8 +91,9 @@ def print_answer(console: Console, answer: Answer) -> None:
         console.print("[bold]Sources[/]")
         for c in answer.citations:
             status = "[green]verified[/]" if c.verified else "[red]not verified[/]"
+            status += _addressing(answer, c.n, c.verified)
             console.print(
-                f"  [{c.n}] {escape(c.title)}, page {c.page} · {status}{_addressing(answer, c.n, c.verified)}\n"
+                f"  [{c.n}] {escape(c.title)}, page {c.page} · {status}\n"
                 f"      [dim]“{escape(_short(c.quote, 160))}”[/]",
                 highlight=False,
             )
