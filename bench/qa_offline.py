@@ -70,8 +70,8 @@ SQUAD = Path(__file__).resolve().parents[2] / "shared" / "data" / "squad2_dev_3a
 HELD_OUT_EVERY = 3  # every third paragraph of each SQuAD article is held out
 PREVIOUS_TRAIN_CITATION_MATCH = 0.879
 GRID = {
-    "coverage": (1 / 3, 1 / 2, 2 / 3, 3 / 4),
-    "close_coverage": (1 / 5, 1 / 4, 1 / 3),
+    "coverage": (0.34, 0.5, 0.67, 0.75),
+    "close_coverage": (0.2, 0.25, 0.34),
     "close": (0.3, 0.4, 0.5, 0.6),
 }
 

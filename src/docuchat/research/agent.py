@@ -44,7 +44,6 @@ from docuchat.research.citations import Citation, Verification, declines, verify
 from docuchat.research.prompts import PIPELINE_PROMPT, SYSTEM_PROMPT
 from docuchat.research.questions import Asked, analyse, earlier_questions, tool_budget
 from docuchat.research.relevance import THRESHOLDS, AnswerRelevance, Thresholds, assess_answer
-from docuchat.research.sentences import Passage
 from docuchat.research.similarity import SentenceSimilarity
 from docuchat.research.tools import (
     BASIC_TOOLS,
@@ -343,11 +342,8 @@ class ResearchAgent:
     ) -> Answer:
         text = run.output if isinstance(run.output, str) else ""
         checked: Verification = verify(text, session.registry)
-        opened = {
-            n: Passage(n, chunk.id, chunk.text, chunk.title)
-            for n, chunk in session.registry.passages.items()
-        }
-        cited = [(c.n, c.quote, c.verified) for c in checked.citations]
+        verified = {c.n: c.verified for c in checked.citations}
+        opened = session.registry.passages
         return Answer(
             question=question,
             answer=checked.answer,
@@ -361,7 +357,9 @@ class ResearchAgent:
             unsupported_claims=checked.unsupported_claims,
             run=run,
             failed_run=failed,
-            relevance=assess_answer(asked, cited, opened, self._similar(), self.thresholds),
+            relevance=assess_answer(
+                asked, checked.answer, verified, opened, self._similar(), self.thresholds
+            ),
         )
 
 

@@ -28,11 +28,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from docuchat.research.citations import best_quote, cited_claims
 from docuchat.research.kinds import VALUE_NOUNS, Found, Kind, find
 from docuchat.research.questions import Asked, Part, meant
 from docuchat.research.sentences import Passage, Sentence, sentences, stating
 from docuchat.research.similarity import SentenceSimilarity
 from docuchat.research.words import numbered_words, stem
+from docuchat.store.base import ChunkRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +42,9 @@ class Thresholds:
     """How much of the question a sentence must carry (see ``bench/qa_offline.py`` for how
     they were chosen)."""
 
-    coverage: float = 2 / 3
+    coverage: float = 0.67
     """The share of the part's terms (by weight: 1, half for a borrowed term) that a sentence
-    and its surroundings must hold..."""
+    and its surroundings must hold (0.67: more than two thirds)..."""
     close_coverage: float = 0.2
     """...or this share, when the sentence is close to the question in meaning:"""
     close: float = 0.4
@@ -130,7 +132,8 @@ def judge(
     stated = quoted or sentence.text
     missing = tuple(sorted(_missing_names(part, around)))
     missing += tuple(f for f in sorted(part.figures) if not _figure_stated(f, sentence, stated))
-    missing_head = tuple(w for w in part.head if not _said(w, sentence.nearby))
+    unsaid = [w for w in part.head if not _said(w, sentence.nearby)]
+    missing_head = part.head if unsaid else ()
     # "Who did not design it?" is not answered by who did.
     unnegated = part.negated and not _NEGATION.search(stated)
     # A word that names a value of the kind asked for ("the *limit*") is the kind's to find.
@@ -297,27 +300,36 @@ class AnswerRelevance:
 
 def assess_answer(
     asked: Asked,
-    cited: Sequence[tuple[int, str, bool]],
-    passages: Mapping[int, Passage],
+    answer: str,
+    verified: Mapping[int, bool],
+    passages: Mapping[int, ChunkRecord],
     similarity: SentenceSimilarity | None = None,
     limits: Thresholds = THRESHOLDS,
 ) -> AnswerRelevance:
-    """Each cited quote ((number, quote, verified) in ``cited``) against each part of the
-    question, in its passage (``passages`` by citation number: all that the run opened)."""
-    read = {n: _by_id(sentences([p])) for n, p in passages.items()}
+    """Each sentence of ``answer`` that cites a passage, against each part of the question:
+    the passage sentence it quotes (``citations.best_quote``) judged in its passage.
+    ``verified``: whether each citation number is verified; ``passages``: every passage the
+    run opened, by citation number."""
+    read = {n: _by_id(sentences([_passage(n, c)])) for n, c in passages.items()}
     judging = _Judging(asked, similarity, limits)
     citations: dict[int, CitedRelevance] = {}
-    for n, quote, _ in cited:
-        sentence = _sentence_of(quote, read.get(n, {}))
-        if sentence is not None:
-            citations[n] = judging.cited(n, sentence, read[n])
+    for claim, numbers in cited_claims(answer):
+        for n in numbers:
+            if n not in passages:
+                continue
+            start, end, _ = best_quote(claim, passages[n])
+            sentence = _sentence_of(passages[n].text[start:end], read[n])
+            if sentence is not None:
+                citations[n] = judging.cited(n, sentence, read[n], citations.get(n))
     parts = []
     for i, part in enumerate(asked.parts):
-        by = tuple(
-            n for n, _, verified in cited if verified and n in citations and i in citations[n].parts
-        )
+        by = tuple(n for n, c in citations.items() if verified.get(n) and i in c.parts)
         parts.append(PartRelevance(part, by, None if by else judging.nearest(part, read)))
     return AnswerRelevance(citations, tuple(parts))
+
+
+def _passage(n: int, chunk: ChunkRecord) -> Passage:
+    return Passage(n, chunk.id, chunk.text, chunk.title)
 
 
 @dataclass(slots=True)
@@ -332,10 +344,17 @@ class _Judging:
             close = self.similarity(meant(part, self.asked), [s.text])[0]
         return judge(part, s, self.asked.text, stating(s, read), close, self.limits)
 
-    def cited(self, n: int, s: Sentence, read: Mapping[int, Sentence]) -> CitedRelevance:
+    def cited(
+        self, n: int, s: Sentence, read: Mapping[int, Sentence], earlier: CitedRelevance | None
+    ) -> CitedRelevance:
+        """Citation ``n`` quoting ``s``, with what ``earlier`` sentences citing it
+        addressed (a passage may answer two parts, quoted twice)."""
         judged = [self.judge(part, s, read) for part in self.asked.parts]
         parts = tuple(i for i, j in enumerate(judged) if j.addresses)
         best = judged[parts[0]] if parts else max(judged, key=lambda j: j.coverage)
+        if earlier is not None:
+            parts = tuple(sorted(set(parts) | set(earlier.parts)))
+            best = earlier.judged if earlier.addresses or not best.addresses else best
         return CitedRelevance(n, bool(parts), parts, best)
 
     def nearest(
