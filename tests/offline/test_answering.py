@@ -30,8 +30,8 @@ Either party may terminate for convenience by giving at least 90 days' written n
 
 | Role | Name | E-mail |
 |---|---|---|
-| Account manager | Priya Natarajan | priya@acme.example |
-| Service lead | Owen Grady | owen@acme.example |
+| Account manager | Priya Natarajan | priya.natarajan@example.com |
+| Service lead | Owen Grady | owen.grady@example.com |
 
 ## Hosting
 
@@ -101,7 +101,7 @@ def test_a_fact_stated_in_one_sentence_is_answered_with_that_sentence_alone(ask:
 
 def test_a_person_named_in_a_table_row_is_answered_with_the_row(ask: Ask) -> None:
     answer = ask("Who is our account manager at Acme?")
-    assert "Account manager | Priya Natarajan | priya@acme.example" in quotes(answer)[0]
+    assert "Account manager | Priya Natarajan | priya.natarajan@example.com" in quotes(answer)[0]
     assert "Owen Grady" not in answer.answer
     assert addressing(answer)[0] is True
 
