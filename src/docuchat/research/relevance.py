@@ -360,8 +360,9 @@ class _Judging:
     def nearest(
         self, part: Part, read: Mapping[int, Mapping[int, Sentence]]
     ) -> tuple[int, str, Addressing] | None:
-        """The sentence read that holds most of the part's terms (judged by words alone:
-        the similarity of every sentence read would cost an embedding each)."""
+        """The sentence read that holds most of the part's terms, itself and around it
+        (judged by words alone: the similarity of every sentence read would cost an
+        embedding each)."""
         plain = _Judging(self.asked, None, self.limits)
         candidates = [
             (n, s, plain.judge(part, s, sentences_of))
@@ -370,7 +371,12 @@ class _Judging:
         ]
         if not candidates:
             return None
-        n, s, judged = max(candidates, key=lambda c: (c[2].addresses, c[2].coverage))
+
+        def nearness(c: tuple[int, Sentence, Addressing]) -> tuple[bool, float, int]:
+            _, s, judged = c
+            return judged.addresses, judged.coverage, len(part.terms.keys() & s.stems)
+
+        n, s, judged = max(candidates, key=nearness)
         return n, s.text, judged
 
 
