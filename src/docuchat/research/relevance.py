@@ -49,6 +49,9 @@ class Thresholds:
     """...or this share, when the sentence is close to the question in meaning:"""
     close: float = 0.4
     """the cosine similarity of their embeddings (all-MiniLM-L6-v2) is at least this."""
+    words_only: float = 0.25
+    """Without an embedder (nothing tells what is close in meaning), the share of the part's
+    terms a sentence must hold."""
 
 
 THRESHOLDS = Thresholds()
@@ -145,7 +148,10 @@ def judge(
     found = None
     if part.kind is not None:
         found = find(part.kind, stated, question, part.counted)
-    covered = coverage >= limits.coverage or (close and coverage >= limits.close_coverage)
+    if similarity is None:
+        covered = coverage >= limits.words_only
+    else:
+        covered = coverage >= limits.coverage or (close and coverage >= limits.close_coverage)
     addresses = (
         not missing
         and not missing_head
