@@ -71,8 +71,8 @@ SQUAD = {
 # a4 quotes "Today the shop is run by Rosa, a granddaughter of its founder." [1] alone (the
 #    founding sentence names no one who runs the shop today, so it is no second source):
 #    13 tokens, 16 words; F1 = 2/14.
-# u1 and u2 abstain (Brackley is not in the bridge's text; the deck sentence says nothing of
-#    the night, a third of u2's terms).
+# u1 abstains (Brackley is not in the bridge's text); u2 does not (it quotes the deck
+#    sentence: it holds two of u2's three terms, and says why, "so that").
 EXPECTED_F1 = (6 / 14 + 2 / 10 + 4 / 12 + 2 / 14) / 4
 
 
@@ -112,10 +112,10 @@ def test_json_report_has_the_issue_shape_and_hand_checked_scores(squad_file: Pat
     assert answerable["citation_match"] == 1.0
     assert answerable["f1"] == pytest.approx(EXPECTED_F1, abs=1e-4)
     assert answerable["answer_words"] == (14 + 11 + 12 + 16) / 4
-    assert scores["unanswerable"] == {"n": 2, "abstained": 1.0}
+    assert scores["unanswerable"] == {"n": 2, "abstained": 0.5}
     per_question = scores["per_question"]
     assert list(per_question) == ["tool_calls", "model_calls", "prompt_tokens", "answer_words"]
-    assert per_question["answer_words"] == pytest.approx((14 + 5 + 11 + 5 + 12 + 16) / 6, abs=1e-4)
+    assert per_question["answer_words"] == pytest.approx((14 + 5 + 11 + 15 + 12 + 16) / 6, abs=1e-4)
     # One search and one open each; u1 searches again for the name it did not find.
     assert per_question["tool_calls"] == pytest.approx(13 / 6, abs=1e-4)
     assert per_question["model_calls"] == 3.0

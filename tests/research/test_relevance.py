@@ -123,11 +123,7 @@ def test_a_sentence_without_the_thing_asked_for_does_not_address_it() -> None:
     asked = analyse("What is Acme's bank account number?")
     judged = judge(asked.parts[0], row, asked.text)
     assert not judged.addresses
-    assert judged.reasons() == [
-        "does not mention account number",
-        "holds 50% of the question's terms",
-        "states no identifier",
-    ]
+    assert judged.reasons() == ["does not mention account number", "states no identifier"]
     asked = analyse("Who is our account manager at Acme?")
     assert judge(asked.parts[0], row, asked.text).addresses
 

@@ -49,7 +49,7 @@ class Thresholds:
     """...or this share, when the sentence is close to the question in meaning:"""
     close: float = 0.4
     """the cosine similarity of their embeddings (all-MiniLM-L6-v2) is at least this."""
-    words_only: float = 0.25
+    words_only: float = 0.34
     """Without an embedder (nothing tells what is close in meaning), the share of the part's
     terms a sentence must hold."""
 
