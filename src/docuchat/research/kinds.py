@@ -44,6 +44,8 @@ _MONTH = "|".join(m.capitalize() for m in sorted(MONTHS))
 _SCALE = r"(?:\s?(?:m|bn|k|million|billion|thousand)\b)?"
 _FINDERS: dict[str, re.Pattern[str]] = {
     "money": re.compile(
+        # a share of an amount is an amount: "6% of salary"
+        r"\b\d+(?:\.\d+)?\s?%\s+of\b|"
         rf"(?:US\$|[£$€¥])\s?\d[\d,]*(?:\.\d+)?{_SCALE}"
         r"|\b\d[\d,]*(?:\.\d+)?\s?(?:p|pence|pounds|dollars|euros|GBP|USD|EUR)\b",
         re.IGNORECASE,
