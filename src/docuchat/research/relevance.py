@@ -133,7 +133,6 @@ def judge(
     cosine of the sentence's and the question's embeddings, when an embedder is at hand."""
     around = sentence.surroundings
     stated = quoted or sentence.text
-    names = part.names
     missing = tuple(sorted(_missing_names(part, around)))
     missing += tuple(f for f in sorted(part.figures) if not _figure_stated(f, sentence, stated))
     unsaid = [w for w in part.head if not _said(w, sentence.nearby)]
@@ -145,9 +144,7 @@ def judge(
     total = sum(counted.values()) or 1.0
     matched = tuple(t for t in counted if t in around)
     coverage = sum(counted[t] for t in matched) / total
-    # Closeness in meaning stands in for words the sentence lacks, not for everything but a
-    # name: a sentence about the same company is close to any question about it.
-    close = similarity is not None and similarity >= limits.close and bool(set(matched) - names)
+    close = similarity is not None and similarity >= limits.close
     found = None
     if part.kind is not None:
         found = find(part.kind, stated, question, part.counted)
