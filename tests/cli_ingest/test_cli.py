@@ -3,44 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
-from docuchat.cli.main import cli
-
-from .conftest import BAD_REASONS
-
-
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private DOCUCHAT_HOME, so no user config or database is ever touched, and no
-    embedder unless a test names one (the default, auto, would load a real model)."""
-    path = tmp_path / "home"
-    monkeypatch.setenv("DOCUCHAT_HOME", str(path))
-    monkeypatch.setenv("DOCUCHAT_EMBEDDER", "none")
-    for name in ("DOCUCHAT_DB", "DOCUCHAT_OWNER"):
-        monkeypatch.delenv(name, raising=False)
-    return path
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> str:
-    return str(tmp_path / "cli.db")
-
-
-def run(*args: str) -> Result:
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
-
-
-def run_json(*args: str) -> Any:
-    result = run(*args, "--json")
-    return json.loads(result.stdout)
+from .conftest import BAD_REASONS, run, run_json
 
 
 def test_ingest_summary_lists_counts_and_skipped_files_with_reasons(
@@ -50,7 +21,7 @@ def test_ingest_summary_lists_counts_and_skipped_files_with_reasons(
 
     assert result.exit_code == 1  # some files were skipped
     assert "4 documents (4 added), 4 pages" in result.stdout
-    assert "3 skipped" in result.stdout
+    assert "4 skipped" in result.stdout
     for name, reason in BAD_REASONS.items():
         assert any(name in line and reason in line for line in result.stdout.splitlines())
 
@@ -60,7 +31,7 @@ def test_ingest_json_is_one_object_with_files_and_reasons(mixed_folder: Path, db
 
     assert summary["documents"] == summary["added"] == 4
     assert summary["pages"] == 4 and summary["chunks"] >= 4
-    assert summary["skipped"] == 3 and summary["embedder"] is None
+    assert summary["skipped"] == 4 and summary["embedder"] is None
     assert {Path(s["path"]).name: s["reason"] for s in summary["skipped_files"]} == BAD_REASONS
     assert {f["status"] for f in summary["files"]} == {"added"}
 
@@ -101,6 +72,34 @@ def test_docs_list_and_remove(good_folder: Path, db: str) -> None:
     assert again.exit_code == 1 and f"no document '{notes['id']}'" in again.output
 
 
+def test_docs_list_shows_file_names_one_line_each_within_80_columns(
+    good_folder: Path, db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    long_name = good_folder / ("a-report-with-a-very-long-file-name-" * 3 + ".md")
+    long_name.write_text("# " + "A title that goes on and on " * 4 + "\n\nSome text.")
+    run("ingest", str(good_folder), "--db", db)
+    monkeypatch.setenv("COLUMNS", "80")
+
+    lines = run("docs", "list", "--db", db).stdout.splitlines()
+
+    assert max(len(line) for line in lines) <= 80
+    rows = [line for line in lines if re.match(r"\s*[0-9a-f]{16} ", line)]
+    assert len(rows) == 5  # one line per document, however long its names
+    for name in ("notes.md", "volcanoes.txt", "tides.html", "crazyones.pdf"):
+        assert any(name in row for row in rows), name
+    assert any(row.split()[1].startswith("a-report-with-") and "…" in row for row in rows)
+
+
+def test_an_empty_store_says_to_run_ingest(db: str) -> None:
+    listed = run("docs", "list", "--db", db)
+    assert listed.exit_code == 0 and "docuchat ingest PATH" in listed.output
+    for command in (["search", "glaciers"], ["ask", "Why do glaciers retreat?"]):
+        result = run(*command, "--db", db)
+        assert result.exit_code == 1, command
+        assert f"no documents yet for owner 'local' in {db}" in result.output
+        assert "docuchat ingest PATH" in result.output
+
+
 def test_search_json_and_text_output(good_folder: Path, db: str) -> None:
     run("ingest", str(good_folder), "--db", db, "--embedder", "hash:32")
     found = run_json("search", "retreating glaciers", "--db", db, "--embedder", "hash:32")
@@ -119,11 +118,8 @@ def test_owners_only_see_their_own_documents(good_folder: Path, db: str) -> None
     run("ingest", str(good_folder), "--db", db, "--embedder", "none", "--owner", "ann")
 
     assert run_json("docs", "list", "--db", db, "--owner", "bob") == []
-    assert run_json("search", "glaciers", "--db", db, "--owner", "bob", "--mode", "bm25") == {
-        "query": "glaciers",
-        "mode": "bm25",
-        "results": [],
-    }
+    bobs = run("search", "glaciers", "--db", db, "--owner", "bob", "--mode", "bm25")
+    assert bobs.exit_code == 1 and "no documents yet for owner 'bob'" in bobs.output
     assert len(run_json("docs", "list", "--db", db, "--owner", "ann")) == 4
 
 
@@ -176,3 +172,37 @@ def test_an_embedding_failure_keeps_the_text_searchable(good_folder: Path, db: s
     assert "HTTP 400" in summary["embedding_error"]
     found = run_json("search", "glaciers", "--db", db, "--mode", "bm25")["results"]
     assert found[0]["title"] == "Field notes"
+
+
+def test_hostile_files_cost_only_themselves_and_each_says_why(tmp_path: Path, db: str) -> None:
+    from email.message import EmailMessage
+
+    from corpus.bombs import pdf_bomb
+
+    folder = tmp_path / "inbox"
+    folder.mkdir()
+    (folder / "bomb.pdf").write_bytes(pdf_bomb(2 * 1024**3))  # 2 GiB inflated
+    for charset in ("rot13", "hex", "base64", "zlib", "punycode", "no-such-charset"):
+        (folder / f"{charset}.html").write_text(
+            f'<meta charset="{charset}"><p>Declared {charset}, written in UTF-8.</p>'
+        )
+    mail = EmailMessage()
+    mail["From"], mail["To"], mail["Subject"] = "a@example.org", "b@example.org", "Minutes"
+    mail.set_content("The minutes are attached.")
+    mail.add_attachment(b"Budget approved.", maintype="text", subtype="plain", filename="m.txt")
+    mail.add_attachment(b"MZ", maintype="application", subtype="octet-stream", filename="x.exe")
+    (folder / "minutes.eml").write_bytes(mail.as_bytes())
+
+    result = run("ingest", str(folder), "--db", db, "--json")
+
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    summary = json.loads(result.stdout)
+    assert sorted(Path(f["path"]).name for f in summary["files"]) == sorted(
+        [f"{c}.html" for c in ("rot13", "hex", "base64", "zlib", "punycode", "no-such-charset")]
+        + ["minutes.eml", "minutes.eml › m.txt"]
+    )
+    skipped = {Path(s["path"]).name: s["reason"] for s in summary["skipped_files"]}
+    assert skipped == {
+        "bomb.pdf": "exceeds the parse limits",
+        "minutes.eml › x.exe": "unsupported file type",
+    }

@@ -26,7 +26,7 @@ class FailingAfter:
     def __init__(self, calls: int) -> None:
         self._inner = HashingEmbedder(32)
         self._calls_left = calls
-        self.name, self.dim = self._inner.name, self._inner.dim
+        self.name, self.space, self.dim = self._inner.name, self._inner.space, self._inner.dim
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         if self._calls_left == 0:
@@ -35,19 +35,22 @@ class FailingAfter:
         return self._inner.embed(texts)
 
 
-def test_find_files_walks_folders_for_supported_files_and_keeps_named_files(
-    good_folder: Path,
+def test_find_files_walks_folders_for_every_file_but_hidden_ones_and_keeps_named_files(
+    mixed_folder: Path,
 ) -> None:
-    named = good_folder / "photo.png"
-    found = find_files([good_folder, named, good_folder / "notes.md"])
+    named = mixed_folder / "clip.gif"
+    found = find_files([mixed_folder, named, mixed_folder / "notes.md"])
 
-    relative = [str(p.relative_to(good_folder)) for p in found]
+    relative = [str(p.relative_to(mixed_folder)) for p in found]
     assert relative == [
+        "broken.pdf",
+        "clip.gif",
         "crazyones.pdf",
+        "empty.txt",
         "guide/tides.html",
         "guide/volcanoes.txt",
+        "locked.pdf",
         "notes.md",
-        "photo.png",
     ]
 
 
@@ -58,16 +61,12 @@ def test_bad_files_are_skipped_with_their_reason_and_write_nothing(
     report = ingest_paths(
         store,
         "ann",
-        [mixed_folder, mixed_folder / "photo.png", mixed_folder / "missing.txt"],
+        [mixed_folder, mixed_folder / "clip.gif", mixed_folder / "missing.txt"],
         progress=lambda done, total, name: calls.append((done, total, name)),
     )
 
     reasons = {Path(s.path).name: s.reason for s in report.skipped}
-    assert reasons == {
-        **BAD_REASONS,
-        "photo.png": "unsupported file type",
-        "missing.txt": "ingest failed",
-    }
+    assert reasons == {**BAD_REASONS, "missing.txt": "ingest failed"}
     assert "No such file" in next(s.message for s in report.skipped if "missing" in s.path)
     assert len(report.ingested) == 4
     assert report.pages == 4 and report.chunks == sum(f.chunks for f in report.ingested)

@@ -20,15 +20,21 @@ from docuchat.errors import EmptyDocument, FileTooLarge, IngestError, Unsupporte
 def test_exported_names_are_pinned() -> None:
     assert sorted(parse.__all__) == [
         "DEFAULT_MAX_BYTES",
+        "PageProgress",
         "SUPPORTED_SUFFIXES",
         "content_hash",
+        "is_supported",
         "parse_bytes",
         "parse_file",
     ]
 
 
 def test_supported_suffixes() -> None:
-    assert {".docx", ".htm", ".html", ".markdown", ".md", ".pdf", ".txt"} == SUPPORTED_SUFFIXES
+    assert {
+        *(".docx", ".pptx", ".xlsx", ".csv", ".epub", ".eml"),
+        *(".htm", ".html", ".markdown", ".md", ".pdf", ".txt"),
+        *(".png", ".jpg", ".jpeg", ".tif", ".tiff"),
+    } == SUPPORTED_SUFFIXES
 
 
 def test_content_hash_is_sha256_hex() -> None:
@@ -51,10 +57,12 @@ def test_the_suffix_picks_the_parser_in_any_case(name: str, media_type: str) -> 
 
 
 @pytest.mark.parametrize(
-    "name", ["photo.png", "sheet.xlsx", "legacy.doc", "README", "archive.tar.gz"]
+    "name", ["photo.gif", "slides.ppt", "legacy.doc", "README", "archive.tar.gz"]
 )
 def test_unsupported_extensions_are_rejected_with_the_supported_list(name: str) -> None:
-    with pytest.raises(UnsupportedFileType, match=r"not supported \(supported: \.docx, ") as info:
+    with pytest.raises(
+        UnsupportedFileType, match=r"not supported \(supported: \.csv, \.docx, "
+    ) as info:
         parse_bytes(b"anything", name)
     assert info.value.path == name
     assert info.value.reason == "unsupported file type"

@@ -16,6 +16,7 @@ from docx.oxml import OxmlElement, parse_xml
 from docx.oxml.ns import nsdecls
 
 from docuchat.corpus.parse import parse_bytes
+from docuchat.corpus.parsers import _zip as zip_guard
 from docuchat.corpus.parsers import docx as docx_parser
 from docuchat.corpus.types import ParsedDocument
 from docuchat.errors import (
@@ -192,7 +193,7 @@ def test_long_repetitive_document_is_not_mistaken_for_a_bomb() -> None:
 def test_archive_expanding_beyond_the_total_limit_is_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(docx_parser, "MAX_EXPANDED_BYTES", 2**20)
+    monkeypatch.setattr(zip_guard, "MAX_EXPANDED_BYTES", 2**20)
     big = _with_entries(_saved(_handbook()), {"word/media/photo.bin": os.urandom(2**20)})
 
     with pytest.raises(ArchiveBomb, match="would expand to"):

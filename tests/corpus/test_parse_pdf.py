@@ -15,7 +15,8 @@ from docuchat.corpus.types import ParsedDocument
 from docuchat.errors import CorruptDocument, EmptyDocument, EncryptedDocument, UnsupportedFileType
 
 REAL_PDFS = Path(__file__).parent / "fixtures" / "real-pdfs"
-# Pages that are pictures only (ImageMagick and image test files): nothing to extract without OCR.
+# Pages that are pictures only (ImageMagick and image test files): photos and drawings, no text
+# even for OCR.
 IMAGE_ONLY = {
     "cmyk-image.pdf",
     "grayscale-image.pdf",
@@ -60,7 +61,9 @@ def test_real_pdf_parses_with_the_listed_page_count(
 
 @pytest.mark.parametrize("name", sorted(IMAGE_ONLY))
 def test_image_only_pdf_is_an_empty_document_that_says_why(name: str) -> None:
-    with pytest.raises(EmptyDocument, match=r"no extractable text.*scanned or image-only") as info:
+    with pytest.raises(
+        EmptyDocument, match=r"hold no text: no text layer, and OCR found none"
+    ) as info:
         _real(name)
     assert info.value.path == str(REAL_PDFS / name)
 

@@ -7,9 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from docuchat.corpus.ingest import embed_pending, ingest_paths
 from docuchat.embeddings import get_embedder
 from docuchat.embeddings.onnx_embedder import OnnxEmbedder
 from docuchat.embeddings.weights import find_minilm_weights, installed
+from docuchat.search import HybridSearcher
+from docuchat.store import open_store
 
 pytestmark = [
     pytest.mark.slow,
@@ -44,3 +47,25 @@ def test_bfloat16_and_int8_onnx_match_the_float32_model(tmp_path: Path) -> None:
     assert exported.stat().st_mtime_ns == built_at
     # A text's vector does not depend on what it is embedded with (the cache relies on it).
     np.testing.assert_array_equal(again.embed(TEXTS[2:] + TEXTS[:1])[0], got[2])
+
+
+def test_texts_embedded_in_bfloat16_are_searched_with_int8_queries(
+    tmp_path: Path, onnx_models: Path
+) -> None:
+    for number, text in enumerate(TEXTS):
+        (tmp_path / f"{number}.txt").write_text(text)
+    documents = get_embedder("minilm-bf16")
+    queries = get_embedder("minilm-onnx", cache_dir=onnx_models)
+    assert documents is not None and queries is not None
+    assert documents.space == queries.space != documents.name
+    store = open_store(tmp_path / "store.db")
+    try:
+        ingest_paths(store, "ann", [tmp_path])
+        assert embed_pending(store, "ann", documents) == 3
+        assert embed_pending(store, "ann", queries) == 0  # one space: nothing to embed again
+
+        found = HybridSearcher(store, queries).search("ann", "guitar music", k=3, mode="dense")
+        assert {hit.title for hit in found[:2]} == {"0", "1"}  # the two guitar sentences
+        assert [hit.vector_rank for hit in found] == [1, 2, 3]
+    finally:
+        store.close()

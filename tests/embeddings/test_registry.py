@@ -31,15 +31,22 @@ def test_unknown_specs_name_the_choices(spec: str) -> None:
 _CHOOSE = """
 import json, pathlib, sys
 from docuchat.embeddings import get_embedder
-chosen = [get_embedder(spec, cache_dir=pathlib.Path(sys.argv[1])) for spec in sys.argv[2:]]
+folder, purpose = pathlib.Path(sys.argv[1]), sys.argv[2]
+chosen = [get_embedder(spec, purpose=purpose, cache_dir=folder) for spec in sys.argv[3:]]
 heavy = [m for m in {heavy!r} if m in sys.modules]
-print(json.dumps({{"names": [e and e.name for e in chosen], "imported": heavy}}))
+print(json.dumps({{
+    "names": [e and e.name for e in chosen],
+    "spaces": [e and e.space for e in chosen],
+    "imported": heavy,
+}}))
 """
 
 
-def choose_in_fresh_process(tmp_path: Path, *specs: str) -> dict[str, list[str | None]]:
+def choose_in_fresh_process(
+    tmp_path: Path, *specs: str, purpose: str = "documents"
+) -> dict[str, list[str | None]]:
     script = _CHOOSE.format(heavy=HEAVY)
-    command = [sys.executable, "-c", script, str(tmp_path), *specs]
+    command = [sys.executable, "-c", script, str(tmp_path), purpose, *specs]
     result: dict[str, list[str | None]] = json.loads(
         subprocess.run(command, capture_output=True, text=True, check=True).stdout
     )
@@ -63,6 +70,22 @@ def test_auto_picks_the_fastest_local_model(tmp_path: Path) -> None:
         "all-MiniLM-L6-v2-bf16",
         "all-MiniLM-L6-v2-onnx-int8",
     ]
+
+
+@pytest.mark.skipif(not LOCAL, reason="needs the embed extra (MiniLM weights, onnxruntime, torch)")
+def test_auto_embeds_questions_with_the_int8_model_in_the_same_space(tmp_path: Path) -> None:
+    # A question is one text in a fresh process: onnxruntime starts in a fraction of the
+    # seconds PyTorch takes to import, and its vectors search the bfloat16 ones.
+    queries = choose_in_fresh_process(tmp_path, "auto", purpose="queries")
+    documents = choose_in_fresh_process(tmp_path, "auto", "minilm", "minilm-bf16", "minilm-onnx")
+    assert queries["names"] == ["all-MiniLM-L6-v2-onnx-int8"]
+    assert queries["imported"] == []
+    assert set(queries["spaces"] + documents["spaces"]) == {"all-MiniLM-L6-v2"}
+
+
+def test_other_models_are_other_spaces() -> None:
+    hashed = get_embedder("hash:32")
+    assert hashed is not None and hashed.space == hashed.name == "hash-32"
 
 
 @pytest.mark.parametrize(
@@ -98,8 +121,10 @@ def test_exported_names() -> None:
         "HashingEmbedder",
         "OnnxEmbedder",
         "OpenAIEmbedder",
+        "Purpose",
         "SentenceTransformerEmbedder",
         "Vectors",
         "get_embedder",
         "l2_normalize",
+        "prepare_for_queries",
     ]

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import select
-import socket
 import sys
 import threading
 import time
@@ -19,6 +17,7 @@ import pytest
 from docuchat.models.anthropic import AnthropicModel
 from docuchat.models.http import RetryPolicy
 from docuchat.models.openai import OpenAIChatModel
+from model_servers import wait_for_hang_up
 
 
 @dataclass(frozen=True)
@@ -73,6 +72,8 @@ class ScriptedServer:
     """Answers each request with the next queued reply (HTTP 599 when none is left)."""
 
     def __init__(self) -> None:
+        # Fixed answers by (method, path), not consumed: a server's GET routes, say.
+        self.routes: dict[tuple[str, str], Reply] = {}
         self.replies: deque[Reply] = deque()
         self.requests: list[Received] = []
         self.request_arrived = threading.Event()
@@ -85,6 +86,7 @@ class ScriptedServer:
         self.replies.extend(replies)
 
     def reset(self) -> None:
+        self.routes.clear()
         self.replies.clear()
         self.requests.clear()
         self.request_arrived.clear()
@@ -102,12 +104,18 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
+        def do_GET(self) -> None:
+            self._answer("GET")
+
         def do_POST(self) -> None:
+            self._answer("POST")
+
+        def _answer(self, method: str) -> None:
             body = self.rfile.read(int(self.headers.get("content-length") or 0))
             headers = {k.lower(): v for k, v in self.headers.items()}
-            server.requests.append(Received("POST", self.path, headers, body))
+            server.requests.append(Received(method, self.path, headers, body))
             server.request_arrived.set()
-            reply = server.replies.popleft() if server.replies else Reply(599, b"no reply queued")
+            reply = server.routes.get((method, self.path)) or self._next(method)
             if reply.hang:
                 self._wait_for_client_to_leave()
                 return
@@ -125,6 +133,12 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                 self.end_headers()
                 self.wfile.write(reply.body)
 
+        @staticmethod
+        def _next(method: str) -> Reply:
+            if method == "GET":
+                return Reply(404, b"not found")
+            return server.replies.popleft() if server.replies else Reply(599, b"no reply queued")
+
         def _send_chunked(self, reply: Reply) -> None:
             self.send_header("transfer-encoding", "chunked")
             self.end_headers()
@@ -141,13 +155,8 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                 server.client_gone.set()
 
         def _wait_for_client_to_leave(self) -> None:
-            connection: socket.socket = self.connection
-            deadline = time.monotonic() + 10
-            while time.monotonic() < deadline:
-                readable, _, _ = select.select([connection], [], [], 0.05)
-                if readable and not connection.recv(1, socket.MSG_PEEK):
-                    server.client_gone.set()
-                    break
+            if wait_for_hang_up(self.connection, 10):
+                server.client_gone.set()
             self.close_connection = True
 
     return Handler

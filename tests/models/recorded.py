@@ -124,13 +124,20 @@ class Expected:
     usage: tuple[int, int] | None = None
     error_status: int | None = None
     error_message: str | None = None
+    context_overflow: bool = False
     unparseable: bool = False
 
 
 def expected(exchange: Exchange) -> Expected:
     body = exchange.response_json()
     if exchange.status >= 400:
-        return Expected(error_status=exchange.status, error_message=body["error"]["message"])
+        error = body["error"]
+        overflow = {error.get("code"), error.get("type")} & _OVERFLOW_CODES
+        return Expected(
+            error_status=exchange.status,
+            error_message=error["message"],
+            context_overflow=bool(overflow),
+        )
     if exchange.streaming:
         text = exchange.response_body.decode()
         if exchange.provider == "openai":
@@ -144,8 +151,32 @@ def expected(exchange: Exchange) -> Expected:
     return _expected_anthropic(body)
 
 
+_OVERFLOW_CODES = {"context_length_exceeded", "exceed_context_size_error"}
+
+
+def closes_before_any_chunk(exchange: Exchange) -> bool:
+    """A streamed answer without a single event (llama-cpp-python's way to fail a stream)."""
+    return (
+        exchange.streaming
+        and exchange.status < 400
+        and not _data_lines(exchange.response_body.decode())
+    )
+
+
+@dataclass(frozen=True)
+class NotJSON:
+    """Tool-call arguments that are not JSON (a small model's): kept raw, parsed as {}."""
+
+    text: str
+
+
 def _arguments(text: str | None) -> Any:
-    return json.loads(text) if text else {}
+    if not text:
+        return {}
+    try:
+        return json.loads(text)
+    except ValueError:
+        return NotJSON(text)
 
 
 def _expected_openai(body: dict[str, Any]) -> Expected:

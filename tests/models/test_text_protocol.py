@@ -252,6 +252,7 @@ async def test_one_reminder_then_success() -> None:
     assert isinstance(last, UserMessage)
     assert last.content.startswith("Your reply did not follow the protocol.")
     assert response.usage == TokenUsage(20, 10)  # both calls are paid for
+    assert response.requests == 2  # and that usage measures no single request
 
 
 async def test_a_second_failure_is_a_protocol_error_with_the_raw_text() -> None:
@@ -259,7 +260,7 @@ async def test_a_second_failure_is_a_protocol_error_with_the_raw_text() -> None:
     response = await TextProtocolModel(inner).complete(_request())
     assert response.finish_reason == PROTOCOL_ERROR
     assert response.text == "still no idea"
-    assert response.tool_calls == ()
+    assert response.tool_calls == () and response.requests == 2
     inner.assert_all_consumed()
 
 

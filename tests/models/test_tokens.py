@@ -91,6 +91,9 @@ def test_empty_reports_are_ignored() -> None:
 # --- measured on the recorded traffic -------------------------------------------------------
 
 
+LLAMA_CPP = "llama_cpp_python/"
+
+
 def _reported_input(exchange: Exchange) -> int | None:
     if exchange.status != 200:
         return None
@@ -111,7 +114,11 @@ def _relative_errors(scope: Scope) -> dict[str, dict[str, list[float]]]:
     one having observed only those earlier exchanges (one estimator per scope)."""
     errors: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     estimators: dict[tuple[str, str], TokenEstimator] = defaultdict(TokenEstimator)
-    for exchange in all_exchanges():
+    # The hosted providers' traffic: a 135M model's tokenizer on local servers (the llama.cpp
+    # recordings) splits hex ids into a token per character or two, which no ratio fits; the
+    # loop recovers from its overflows with the server's own count (test_model_limits.py).
+    hosted = (e for e in all_exchanges() if not e.cassette.startswith(LLAMA_CPP))
+    for exchange in hosted:
         reported = _reported_input(exchange)
         if reported is None:
             continue

@@ -55,7 +55,7 @@ def test_paraphrase_above_threshold_is_verified_and_unrelated_claim_is_not() -> 
         "The bridge opened in 1932 [1]. The tunnel collapsed during the 1950 earthquake [1].",
         _registry(_chunk()),
     )
-    assert result.citations[0].verified
+    assert [c.verified for claim in result.claims for c in claim.citations] == [True, False]
     assert result.unsupported_claims == ("The tunnel collapsed during the 1950 earthquake.",)
 
 
@@ -102,13 +102,16 @@ def test_an_abstention_is_not_flagged_as_an_unsupported_claim() -> None:
     assert result.unsupported_claims == ()
 
 
-def test_a_passage_cited_twice_is_reported_with_its_best_supported_sentence() -> None:
+def test_a_passage_cited_twice_is_verified_per_sentence_and_listed_by_its_weakest() -> None:
     result = verify(
         "Bridges are often painted red in winter [1]. It carries eight lanes of traffic [1].",
         _registry(_chunk()),
     )
-    (citation,) = result.citations
-    assert citation.verified and citation.quote == "It carries eight lanes of traffic."
+    painted, lanes = result.claims
+    assert not painted.supported and lanes.supported
+    assert lanes.citations[0].quote == "It carries eight lanes of traffic."
+    (source,) = result.citations
+    assert source == painted.citations[0] and not source.verified
     assert result.unsupported_claims == ("Bridges are often painted red in winter.",)
 
 

@@ -10,13 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import select
-import socket
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +25,10 @@ from fastapi import FastAPI
 from docuchat.models.base import ModelRequest, ModelResponse, ToolResultsMessage, UserMessage
 from docuchat.models.scripted import ScriptedModel, call, reply
 from docuchat.server import ServerSettings, create_app
+from docuchat.server.ingestion import Upload, ingest_upload
 from docuchat.server.services import Services
+from docuchat.server.serving import uvicorn_options
+from model_servers import Hang, ModelServer
 
 ALICE_FILES = {
     "valuation.md": "# Highlands Valuation Report\n\nThe market value of the Highlands estate "
@@ -156,10 +156,12 @@ def sse_events(body: str) -> list[Any]:
 
 
 class LiveServer:
-    """The app served by uvicorn on a free port of 127.0.0.1, on a thread of its own."""
+    """The app served by uvicorn on a free port of 127.0.0.1, on a thread of its own, as
+    ``docuchat serve`` serves it."""
 
     def __init__(self, app: FastAPI) -> None:
-        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
+        options = uvicorn_options(services_of(app).settings)
+        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", **options)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)
 
@@ -179,6 +181,18 @@ class LiveServer:
 
 
 @pytest.fixture
+def server_url(settings: ServerSettings, model: ScriptedModel) -> Iterator[str]:
+    """The app with Alice's and Bob's files, served on a real socket."""
+    app = create_app(settings, model=model)
+    store = services_of(app).store
+    for owner, files in (("alice", ALICE_FILES), ("bob", BOB_FILES)):
+        for name, text in files.items():
+            ingest_upload(store, owner, Upload(name, text.encode()), max_bytes=10_000)
+    with LiveServer(app) as url:
+        yield url
+
+
+@pytest.fixture
 def live_keys(settings: ServerSettings) -> Keys:
     """Alice and Bob in the settings' database, for an app built by the test itself."""
     from docuchat.store.accounts import open_accounts
@@ -190,49 +204,9 @@ def live_keys(settings: ServerSettings) -> Keys:
         accounts.close()
 
 
-class HangingModelServer:
-    """An OpenAI-compatible server on 127.0.0.1 that never answers.
-
-    It records when a request arrives and when its client hangs up, which is
-    how a test sees that a model request in flight was aborted.
-    """
-
-    def __init__(self) -> None:
-        self.request_arrived = threading.Event()
-        self.client_gone = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("content-length") or 0))
-                server.request_arrived.set()
-                connection: socket.socket = self.connection
-                deadline = time.monotonic() + 30
-                while time.monotonic() < deadline:
-                    readable, _, _ = select.select([connection], [], [], 0.05)
-                    if readable and not connection.recv(1, socket.MSG_PEEK):
-                        server.client_gone.set()
-                        break
-                self.close_connection = True
-
-        return Handler
-
-
 @pytest.fixture
-def hanging_model() -> Iterator[HangingModelServer]:
-    server = HangingModelServer()
+def hanging_model() -> Iterator[ModelServer]:
+    """An OpenAI-compatible server that never answers, and sees its clients hang up."""
+    server = ModelServer(lambda _body: Hang())
     yield server
     server.close()

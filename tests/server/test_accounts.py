@@ -1,4 +1,4 @@
-"""The accounts store on both backends: keys, conversations and upload jobs, by owner.
+"""The accounts store on both backends: keys and conversations, by owner.
 
 Each test runs on a real SQLite file and on a real PostgreSQL database (a
 schema of the session's server).
@@ -10,17 +10,16 @@ import hashlib
 import sqlite3
 from collections.abc import Iterator
 from contextlib import closing
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
 
-from docuchat.corpus.ingest import IngestedFile, SkippedFile
 from docuchat.errors import AuthError, NotFound, StoreError
 from docuchat.store import open_store
-from docuchat.store.accounts import Accounts, Turn, open_accounts
+from docuchat.store.accounts import Accounts, Turn, TurnStep, open_accounts
 from docuchat.store.postgres import PostgresStore
 from docuchat.store.postgres_accounts import PostgresAccounts
 from docuchat.store.postgres_schema import MIGRATIONS
@@ -116,6 +115,43 @@ def test_accounts_share_the_document_database(database: Database) -> None:
         store.close()
 
 
+def test_a_turn_keeps_its_steps_in_order(accounts: Accounts) -> None:
+    searched = TurnStep(
+        step_id="c1",
+        tool_name="search_docs",
+        tool_input={"query": "rent «Zürich»"},
+        status="complete",
+        action="searching",
+        message="Found 2 passages in 1 document: Lease",
+        summary="Found 2 passages in 1 document: Lease",
+        detail='{"hits": []}',
+        duration_ms=12.5,
+        timestamp=1_700_000_000.25,
+        note="I will look for the rent first.",
+    )
+    failed = TurnStep(
+        step_id="c2",
+        tool_name="open_citation",
+        tool_input={"docId": "d", "chunkId": "x"},
+        status="error",
+        action="reading",
+        message="open_citation failed: no passage 'x'",
+        summary="Error: no passage 'x'",
+        detail="Error: no passage 'x'",
+        duration_ms=0.4,
+        timestamp=1_700_000_001.0,
+    )
+    conversation = accounts.create_conversation("alice", "Lease")
+    accounts.add_turn(
+        "alice", conversation.id, Turn("Q?", "A", (), "answered", steps=(searched, failed))
+    )
+    accounts.add_turn("alice", conversation.id, Turn("Q2?", "A2", (), "answered"))
+
+    first, second = accounts.get_conversation("alice", conversation.id).turns
+    assert first.steps == (searched, failed)
+    assert second.steps == ()
+
+
 def test_conversations_keep_their_turns_and_belong_to_one_owner(accounts: Accounts) -> None:
     conversation = accounts.create_conversation("alice", "Highlands")
     citation = {"n": 1, "title": "Valuation", "span": [0, 10], "verified": True}
@@ -166,49 +202,6 @@ def test_conversations_are_listed_most_recent_first(accounts: Accounts) -> None:
     assert [c.id for c in accounts.list_conversations("alice")] == [first.id, second.id]
 
 
-def test_jobs_record_progress_and_belong_to_one_owner(accounts: Accounts) -> None:
-    job = accounts.create_job("alice", ["a.md", "b.pdf"])
-    assert (job.status, job.done, job.files) == ("queued", 0, ("a.md", "b.pdf"))
-    assert accounts.get_job("alice", job.id) == job
-    added = IngestedFile("a.md", "added", "doc1", "Ä title", 1, 2)
-    skipped = SkippedFile("b.pdf", "corrupt file", "the PDF cannot be read")
-    accounts.save_job(replace(job, status="done", done=2, documents=(added,), skipped=(skipped,)))
-
-    stored = accounts.get_job("alice", job.id)
-    assert (stored.status, stored.done, stored.documents, stored.skipped) == (
-        "done",
-        2,
-        (added,),
-        (skipped,),
-    )
-    assert stored.updated_at > job.updated_at
-    with pytest.raises(NotFound):
-        accounts.get_job("bob", job.id)
-    accounts.save_job(replace(stored, owner="bob", status="failed"))  # not bob's: no change
-    assert accounts.get_job("alice", job.id) == stored
-
-
-def test_unfinished_jobs_fail_when_the_server_restarts(database: Database) -> None:
-    accounts = open_accounts(database.location)
-    queued = accounts.create_job("alice", ["a.md"])
-    running = accounts.create_job("alice", ["b.md"])
-    accounts.save_job(replace(running, status="running"))
-    done = accounts.create_job("alice", ["c.md"])
-    accounts.save_job(replace(done, status="done", done=1))
-    accounts.close()
-
-    reopened = open_accounts(database.location)
-    try:
-        assert reopened.fail_unfinished_jobs("server restarted") == 2
-        for job in (queued, running):
-            stored = reopened.get_job("alice", job.id)
-            assert (stored.status, stored.error) == ("failed", "server restarted")
-        assert reopened.get_job("alice", done.id).status == "done"
-        assert reopened.fail_unfinished_jobs("server restarted") == 0
-    finally:
-        reopened.close()
-
-
 # -- PostgreSQL only ---------------------------------------------------------------------
 
 
@@ -218,7 +211,6 @@ def test_no_postgres_call_runs_under_never_wait(postgres_url: str) -> None:
     try:
         user, key = accounts.add_user("alice")
         conversation = accounts.create_conversation("alice", "Q")
-        job = accounts.create_job("alice", ["a.md"])
         calls = [
             lambda: accounts.add_user("bob"),
             lambda: accounts.new_key("alice"),
@@ -229,10 +221,6 @@ def test_no_postgres_call_runs_under_never_wait(postgres_url: str) -> None:
             lambda: accounts.get_conversation("alice", conversation.id),
             lambda: accounts.add_turn("alice", conversation.id, Turn("Q", "A", (), "answered")),
             lambda: accounts.delete_conversation("alice", conversation.id),
-            lambda: accounts.create_job("alice", ["b.md"]),
-            lambda: accounts.get_job("alice", job.id),
-            lambda: accounts.save_job(replace(job, status="done")),
-            lambda: accounts.fail_unfinished_jobs("gone"),
         ]
         with never_wait():
             for call in calls:
@@ -241,7 +229,6 @@ def test_no_postgres_call_runs_under_never_wait(postgres_url: str) -> None:
         assert accounts.list_users() == [user]
         assert [c.id for c in accounts.list_conversations("alice")] == [conversation.id]
         assert accounts.get_conversation("alice", conversation.id).turns == ()
-        assert accounts.get_job("alice", job.id) == job
     finally:
         accounts.close()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import socket
 import time
 from typing import Any
 
@@ -13,6 +14,8 @@ from fastapi import FastAPI
 
 from docuchat.errors import ModelHTTPError
 from docuchat.models.base import AssistantMessage, ModelRequest, ModelResponse, UserMessage
+from docuchat.models.http import RetryPolicy
+from docuchat.models.openai import OpenAIChatModel
 from docuchat.models.scripted import ScriptedModel, reply
 
 from .conftest import Keys, auth, research_policy, services_of, sse_events
@@ -208,8 +211,57 @@ async def test_a_failing_model_is_an_outcome_in_the_final_event(
     events = sse_events((await ask(client, keys.alice)).text)
     final = events[-2]
     assert final["type"] == "final"
-    assert (final["outcome"], final["fallback"], final["answer"]) == ("model_error", True, "")
+    # The agent failed before reading anything, the pipeline's model after its search and
+    # opens: the answer quotes the passages the pipeline read.
+    assert (final["outcome"], final["fallback"], final["extractive"]) == ("answered", True, True)
+    assert final["answer"].startswith("From the documents (extractive)")
     assert "overloaded" in final["fallback_reason"]
+
+
+async def kept_steps(client: httpx.AsyncClient, key: str, conversation_id: str) -> Any:
+    response = await client.get(f"/api/conversations/{conversation_id}", headers=auth(key))
+    return [turn["steps"] for turn in response.json()["turns"]]
+
+
+async def test_each_turn_keeps_its_steps_as_they_were_streamed(
+    client: httpx.AsyncClient, keys: Keys
+) -> None:
+    events = sse_events((await ask(client, keys.alice)).text)
+    streamed = [e for e in events[1:-2] if e["type"] == "step" and e["tool_status"] != "running"]
+
+    [kept] = await kept_steps(client, keys.alice, events[0]["conversation_id"])
+
+    assert len(kept) == len(streamed) == 2
+    for step, shown in zip(kept, streamed, strict=True):
+        assert step == {**{k: v for k, v in shown.items() if k != "type"}, "note": step["note"]}
+
+
+@pytest.mark.usefixtures("failing_model")
+async def test_a_pipeline_fallback_keeps_its_fixed_steps(
+    client: httpx.AsyncClient, keys: Keys
+) -> None:
+    events = sse_events((await ask(client, keys.alice)).text)
+
+    [kept] = await kept_steps(client, keys.alice, events[0]["conversation_id"])
+
+    assert [step["tool_name"] for step in kept] == ["search_docs", "open_citation", "open_citation"]
+    assert {step["tool_status"] for step in kept} == {"complete"}
+
+
+async def test_an_unreachable_model_server_is_named_in_the_final_event(
+    app: FastAPI, client: httpx.AsyncClient, keys: Keys
+) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    services_of(app).model = OpenAIChatModel("m", base_url=url, retry=RetryPolicy(max_retries=0))
+
+    final = sse_events((await ask(client, keys.alice)).text)[-2]
+
+    assert (final["outcome"], final["fallback"]) == ("model_error", False)  # no point retrying
+    assert final["model_error"] == (
+        f"connection to the model server at {url} failed: connection refused"
+    )
 
 
 @pytest.fixture
@@ -223,8 +275,8 @@ async def test_a_model_that_raises_is_a_model_error_outcome(
 ) -> None:
     """Nothing raises out of a run: a model breaking its contract is a typed outcome."""
     final = sse_events((await ask(client, keys.alice)).text)[-2]
-    assert (final["type"], final["outcome"], final["fallback"]) == ("final", "model_error", True)
-    assert "ZeroDivisionError" in final["fallback_reason"]
+    assert (final["type"], final["fallback"], final["extractive"]) == ("final", True, True)
+    assert final["fallback_reason"].startswith("model_error: ZeroDivisionError")
 
 
 @pytest.fixture

@@ -17,15 +17,16 @@ import pytest
 
 from docuchat.models.scripted import ScriptedModel
 from docuchat.server import ServerSettings, create_app
+from model_servers import ModelServer
 
-from .conftest import HangingModelServer, Keys, LiveServer, auth, research_policy
+from .conftest import Keys, LiveServer, auth, research_policy
 
 QUESTION = {"question": "What is the market value of the Highlands estate?"}
 
 
 @pytest.fixture
 def server_url(
-    settings: ServerSettings, hanging_model: HangingModelServer, monkeypatch: pytest.MonkeyPatch
+    settings: ServerSettings, hanging_model: ModelServer, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[str]:
     monkeypatch.setenv("OPENAI_BASE_URL", hanging_model.url)
     app = create_app(settings.model_copy(update={"model": "openai:slow"}))
@@ -51,7 +52,7 @@ def turns(url: str, key: str, conversation_id: str) -> list[dict[str, Any]]:
 
 
 def test_a_client_that_goes_away_stops_the_model_request(
-    server_url: str, live_keys: Keys, hanging_model: HangingModelServer
+    server_url: str, live_keys: Keys, hanging_model: ModelServer
 ) -> None:
     with (
         httpx.Client(timeout=10) as client,
@@ -69,7 +70,7 @@ def test_a_client_that_goes_away_stops_the_model_request(
 
 
 def test_a_cancel_call_stops_the_run_and_ends_its_stream(
-    server_url: str, live_keys: Keys, hanging_model: HangingModelServer
+    server_url: str, live_keys: Keys, hanging_model: ModelServer
 ) -> None:
     with (
         httpx.Client(timeout=10) as client,
@@ -107,7 +108,7 @@ def test_a_cancel_call_stops_the_run_and_ends_its_stream(
 
 
 def test_a_client_that_stops_waiting_for_a_whole_answer_stops_the_run(
-    server_url: str, live_keys: Keys, hanging_model: HangingModelServer
+    server_url: str, live_keys: Keys, hanging_model: ModelServer
 ) -> None:
     with pytest.raises(httpx.ReadTimeout):
         httpx.post(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -12,11 +13,15 @@ from fastapi import FastAPI
 
 from docuchat.models.scripted import ScriptedModel
 from docuchat.server import ServerSettings, create_app
-from docuchat.server.ingestion import Upload
+from docuchat.store.coordination import SpooledFile
 
 from .conftest import ALICE_FILES, Keys, auth, finished_job, services_of, upload
 
 PDF = Path(__file__).parents[1] / "corpus/fixtures/real-pdfs/002-trivial-libre-office-writer.pdf"
+
+
+def spooled(name: str, data: bytes) -> SpooledFile:
+    return SpooledFile(name, io.BytesIO(data), len(data))
 
 
 async def document_titles(client: httpx.AsyncClient, key: str) -> list[str]:
@@ -104,9 +109,9 @@ def small_limits(settings: ServerSettings) -> None:
     ("files", "status", "message"),
     [
         ({}, 400, "no files"),
-        ({"a.md": "ok", "tool.exe": "MZ"}, 415, "tool.exe: .exe files are not supported"),
+        ({"tool.exe": "MZ"}, 415, "tool.exe: .exe files are not supported"),
         ({"README": "ok"}, 415, "files without an extension are not supported"),
-        ({"a.md": "ok", "big.md": "x" * 101}, 413, "big.md: 101 bytes, more than the limit of 100"),
+        ({"big.md": "x" * 101, "c.exe": ""}, 413, "big.md: 101 bytes, more than the limit of 100"),
         ({f"{n}.md": "x" * 90 for n in range(11)}, 413, "more than the limit of 1,000"),
         ({f"{n}.md": "x" for n in range(4)}, 400, "Too many files"),
     ],
@@ -125,6 +130,28 @@ async def test_a_rejected_upload_writes_nothing(
     assert response.status_code == status, response.text
     assert message in response.json()["detail"]
     assert await document_titles(client, keys.alice) == []
+
+
+@pytest.mark.usefixtures("small_limits")
+async def test_each_file_answers_for_itself_the_good_ones_are_kept(
+    client: httpx.AsyncClient, keys: Keys
+) -> None:
+    files = {"a.md": "# Kept\n\nFine.", "tool.exe": "MZ", "big.md": "x" * 101}
+    response = await client.post(
+        "/api/documents",
+        headers=auth(keys.alice),
+        files=[("files", (name, data)) for name, data in files.items()],
+    )
+    assert response.status_code == 202, response.text
+    accepted = response.json()
+    assert accepted["files"] == ["a.md"]
+    assert [(r["file"], r["reason"]) for r in accepted["rejected"]] == [
+        ("tool.exe", "unsupported file type"),
+        ("big.md", "file too large"),
+    ]
+    assert "supported: .csv, .docx" in accepted["rejected"][0]["message"]
+    job = await finished_job(client, keys.alice, accepted["job_id"])
+    assert [d["title"] for d in job["documents"]] == ["Kept"]
 
 
 async def test_an_upload_without_a_length_is_refused(client: httpx.AsyncClient, keys: Keys) -> None:
@@ -168,10 +195,10 @@ async def test_embeddings_are_computed_once_the_text_is_in(
     app = create_app(settings.model_copy(update={"embedder": "hash:64"}), model=model)
     services = services_of(app)
     try:
-        uploads = [Upload(name, text.encode()) for name, text in ALICE_FILES.items()]
-        job_id = services.ingestion.submit("alice", uploads).id
+        uploads = [spooled(name, text.encode()) for name, text in ALICE_FILES.items()]
+        job_id = services.submit_upload("alice", uploads).id
         for _ in range(200):
-            job = services.accounts.get_job("alice", job_id)
+            job = services.coordination.get_job("alice", job_id)
             if job.status in ("done", "failed"):
                 break
             await asyncio.sleep(0.02)
@@ -181,5 +208,43 @@ async def test_embeddings_are_computed_once_the_text_is_in(
         assert services.store.count_texts_to_embed("alice", embedder.name) == 0
         [hit] = services.searcher.search("alice", "annual rent cottage", k=1, mode="dense")
         assert hit.title == "lease"
+    finally:
+        await services.aclose()
+
+
+async def test_an_upload_the_queue_has_no_room_for_is_refused_before_its_body_is_read(
+    settings: ServerSettings, model: ScriptedModel
+) -> None:
+    # No ingestion thread: what is accepted stays queued.
+    tight = {"max_upload_bytes": 4000, "max_queued_bytes": 6000, "ingest_threads": 0}
+    app = create_app(settings.model_copy(update=tight), model=model)
+    services = services_of(app)
+    key = services.accounts.add_user("alice")[1]
+    transport = httpx.ASGITransport(app)
+    try:
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            await upload(client, key, {"a.md": "# A\n\n" + "a" * 3000})
+            read: list[bytes] = []
+
+            async def body() -> AsyncIterator[bytes]:
+                read.append(b"")
+                yield b"--x\r\n"
+
+            refused = await client.post(
+                "/api/documents",
+                headers={
+                    **auth(key),
+                    "content-type": "multipart/form-data; boundary=x",
+                    "content-length": "3500",
+                },
+                content=body(),
+            )
+            assert refused.status_code == 503, refused.text
+            assert int(refused.headers["retry-after"]) > 0
+            assert "upload queue" in refused.json()["detail"]
+            assert read == []  # refused on its headers
+            await upload(client, key, {"b.md": "# B\n\nfits"})  # a smaller one still fits
+            health = (await client.get("/health")).json()
+            assert (health["queue"]["queued"], health["queue"]["ingests_here"]) == (2, False)
     finally:
         await services.aclose()

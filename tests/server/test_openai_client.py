@@ -10,27 +10,14 @@ from openai.types.chat import ChatCompletionMessageParam
 
 from docuchat.models.base import AssistantMessage, UserMessage
 from docuchat.models.scripted import ScriptedModel
-from docuchat.server import ServerSettings, create_app
-from docuchat.server.ingestion import Upload, ingest_upload
 
-from .conftest import ALICE_FILES, BOB_FILES, Keys, LiveServer, services_of
+from .conftest import Keys
 
 QUESTION = "What is the market value of the Highlands estate?"
 ANSWER = (
     "The market value of the Highlands estate was assessed at 2,300,000 pounds in February 2024."
 )
 SOURCES = "Sources:\n[1] Highlands Valuation Report, page 1 (verified)"
-
-
-@pytest.fixture
-def server_url(settings: ServerSettings, model: ScriptedModel) -> Iterator[str]:
-    app = create_app(settings, model=model)
-    store = services_of(app).store
-    for owner, files in (("alice", ALICE_FILES), ("bob", BOB_FILES)):
-        for name, text in files.items():
-            ingest_upload(store, owner, Upload(name, text.encode()), max_bytes=10_000)
-    with LiveServer(app) as url:
-        yield url
 
 
 @pytest.fixture

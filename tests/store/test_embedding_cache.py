@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
+
 import numpy as np
+import psycopg
 import pytest
 
 from docuchat.store import Store
+from docuchat.store.migrations import MIGRATIONS as SQLITE_MIGRATIONS
+from docuchat.store.migrations import MINILM_PRECISIONS, MINILM_SPACE
+from docuchat.store.postgres_schema import MIGRATIONS as POSTGRES_MIGRATIONS
 
-from .conftest import make_doc
+from .conftest import Backend, make_doc
 
 # With chunk_size=100 and no overlap, each of these paragraphs is one chunk.
 P1 = "Glaciers store most of the fresh water on Earth and they are shrinking fast."
@@ -80,3 +87,38 @@ def test_batches_respect_the_batch_size(store: Store, batch_size: int) -> None:
     batches = _pending(store, batch_size=batch_size)
     assert all(len(batch) <= batch_size for batch in batches)
     assert [text for batch in batches for text in batch] == [P1, P2, P3, P4]
+
+
+def _forget(backend: Backend, migration: str) -> None:
+    """Make the next open apply ``migration`` again, as on a database made before it."""
+    if backend.name == "sqlite":
+        with closing(sqlite3.connect(backend.location)) as db, db:
+            db.execute("DELETE FROM migrations WHERE name = ?", (migration,))
+    else:
+        with psycopg.connect(backend.location) as conn:
+            conn.execute("DELETE FROM migrations WHERE name = %s", (migration,))
+
+
+def test_vectors_kept_per_precision_move_into_their_models_space(backend: Backend) -> None:
+    store = backend.open()
+    make_doc("\n\n".join([P1, P2, P3]), chunk_size=100, overlap=0).add(store, "ann")
+    hashes = {t.text: t.text_hash for batch in store.texts_to_embed("ann", "x") for t in batch}
+    eye = np.eye(4, dtype=np.float32)
+    # As docuchat stored them before vectors were keyed by space: P2 under both precisions.
+    store.put_embeddings("ann", MINILM_PRECISIONS[0], [hashes[P1], hashes[P2]], eye[[0, 1]])
+    store.put_embeddings("ann", MINILM_PRECISIONS[1], [hashes[P2], hashes[P3]], eye[[2, 3]])
+    store.close()
+    migrations = SQLITE_MIGRATIONS if backend.name == "sqlite" else POSTGRES_MIGRATIONS
+    _forget(backend, next(m.__name__ for m in migrations if "vector_space" in m.__name__))
+
+    store = backend.open()
+    try:
+        assert store.count_texts_to_embed("ann", MINILM_SPACE) == 0
+        for name in MINILM_PRECISIONS:
+            assert store.count_texts_to_embed("ann", name) == 3  # nothing left under old keys
+        best = store.search_vectors("ann", MINILM_SPACE, eye[1], k=3)
+        assert best[0].score == pytest.approx(1.0)  # P2 kept its more precise (bf16) vector
+        assert store.search_vectors("ann", MINILM_SPACE, eye[2], k=1)[0].score < 0.5
+        assert len(store.search_vectors("ann", MINILM_SPACE, eye[3], k=3)) == 3
+    finally:
+        store.close()

@@ -91,7 +91,7 @@ def test_a_bad_key_is_refused_and_a_good_one_is_remembered_until_sign_out(
     expect(page.get_by_label("API key")).to_be_visible()
     page.reload()
     expect(page.get_by_label("API key")).to_be_visible()  # and forgotten on sign out
-    assert page.evaluate("localStorage.length") == 0
+    assert page.evaluate("sessionStorage.length + localStorage.length") == 0
 
 
 def test_upload_ask_watch_the_steps_and_open_a_cited_passage(
@@ -168,7 +168,7 @@ def test_upload_ask_watch_the_steps_and_open_a_cited_passage(
     chip.click()
     panel = page.locator("#passage-panel")
     expect(panel.locator(".passage-doc")).to_have_text("Staff Handbook")
-    expect(panel.locator(".passage-meta")).to_contain_text("Page 1")
+    expect(panel.locator(".passage-meta")).to_contain_text("page 1")
     mark = panel.locator("mark.mark-verified")
     expect(mark).to_contain_text("Full-time employees get 25 days of annual leave per year")
     expect(page.locator("#passage-heading")).to_be_focused()
@@ -202,6 +202,18 @@ def test_upload_ask_watch_the_steps_and_open_a_cited_passage(
     screenshot(page, "conversations-phone-dark")
 
 
+def ask_two_citations(
+    page: Page, server: LiveServer, key: str, steps: list[Any], answer: str, question: str
+) -> None:
+    """Sign in and ask; the model takes ``steps``, then answers with two citation chips."""
+    model = ScriptedModel([*steps, reply(answer)])
+    with model_in_use(server, model):
+        sign_in(page, server, key)
+        ask(page, question)
+        expect(page.locator(".answer button.cite")).to_have_count(2)
+    model.assert_all_consumed()
+
+
 def test_verified_and_unverified_citations_look_different(page: Page, server: LiveServer) -> None:
     _name, key = server.new_user()
     server.ingest(key, HANDBOOK, PDF)
@@ -214,21 +226,15 @@ def test_verified_and_unverified_citations_look_different(page: Page, server: Li
             *(("open_citation", {"docId": h["docId"], "chunkId": h["chunkId"]}) for h in chosen)
         )
 
-    model = ScriptedModel(
-        [
-            call("search_docs", query="annual leave crazy ones"),
-            open_both,
-            reply(
-                "Full-time employees get 25 days of annual leave per year [1]. "
-                "Staff may bring their dogs to the office on Fridays [2]."
-            ),
-        ]
+    ask_two_citations(
+        page,
+        server,
+        key,
+        [call("search_docs", query="annual leave crazy ones"), open_both],
+        "Full-time employees get 25 days of annual leave per year [1]. "
+        "Staff may bring their dogs to the office on Fridays [2].",
+        "How much annual leave do staff get?",
     )
-    with model_in_use(server, model):
-        sign_in(page, server, key)
-        ask(page, "How much annual leave do staff get?")
-        expect(page.locator(".answer button.cite")).to_have_count(2)
-    model.assert_all_consumed()
 
     verified, unverified = page.locator(".answer button.cite").all()
     expect(verified).to_have_class("cite cite-verified")
@@ -297,6 +303,35 @@ def test_verified_quotes_that_do_not_address_the_question_are_not_shown_as_an_an
         "This sentence does not address the question: it does not mention dress code"
     )
     screenshot(page, "not-an-answer")
+
+
+def test_each_sentence_shows_its_own_verdict_for_a_passage_both_cite(
+    page: Page, server: LiveServer
+) -> None:
+    """A supported sentence lends nothing to a sentence with a changed number beside it."""
+    _name, key = server.new_user()
+    server.ingest(key, HANDBOOK)
+
+    def open_first(request: ModelRequest) -> ModelResponse:
+        hit = last_tool_result(request)["hits"][0]
+        return call("open_citation", docId=hit["docId"], chunkId=hit["chunkId"])
+
+    ask_two_citations(
+        page,
+        server,
+        key,
+        [call("search_docs", query="annual leave"), open_first],
+        "Full-time employees get 25 days of annual leave per year [1]. "
+        "Full-time employees get 40 days of annual leave per year [1].",
+        "How much annual leave do full-time employees get?",
+    )
+    supported, changed = page.locator(".answer button.cite").all()
+    expect(supported).to_have_class("cite cite-verified")
+    expect(changed).to_have_class("cite cite-unverified")
+    expect(page.locator(".source")).to_have_count(1)
+    expect(page.locator(".source").first).to_contain_text("Not verified")
+    expect(page.locator(".note-warn")).to_contain_text("40 days")
+    screenshot(page, "one-passage-two-verdicts")
 
 
 def test_forced_answers_and_pipeline_fallbacks_are_labelled(page: Page, server: LiveServer) -> None:
@@ -400,6 +435,93 @@ def test_follow_ups_continue_the_conversation_which_survives_a_reload(
     expect(page.locator(".turn")).to_have_count(0)
     expect(page.get_by_role("heading", name="What would you like to know?")).to_be_visible()
     expect(page.get_by_label("Your question")).to_be_focused()
+
+
+def shown_steps(page: Page) -> list[dict[str, str]]:
+    """The steps of every turn as the page shows them: notes, tools, messages, statuses."""
+    rows: list[dict[str, str]] = page.locator(".turn .steps > li").evaluate_all(
+        """items => items.map(li => li.classList.contains("step-note")
+            ? {note: li.textContent}
+            : {tool: li.querySelector(".step-tool").textContent,
+               message: li.querySelector(".step-message").textContent,
+               status: li.dataset.status,
+               output: li.querySelector(".step-output")?.textContent ?? ""})"""
+    )
+    return rows
+
+
+def test_a_reopened_conversation_shows_its_steps_as_they_were(
+    page: Page, server: LiveServer
+) -> None:
+    _name, key = server.new_user()
+    server.ingest(key, HANDBOOK)
+
+    def open_best(request: ModelRequest) -> ModelResponse:
+        best = last_tool_result(request)["hits"][0]
+        opening = {"docId": best["docId"], "chunkId": best["chunkId"]}
+        return calls(("open_citation", opening), text="Opening the best passage.")
+
+    noted = ScriptedModel(
+        [
+            calls(("search_docs", {"query": "annual leave"}), text="I will search first."),
+            open_best,
+            reply("Full-time employees get 27 days of paid annual leave per year [1]."),
+        ]
+    )
+    sign_in(page, server, key)
+    with model_in_use(server, noted):
+        ask(page, LEAVE_QUESTION)
+        expect(page.locator(".turn .answer .cite")).to_have_count(1)
+    expect(page.locator(".turn .step[data-status=complete]")).to_have_count(2)
+    live = shown_steps(page)
+    assert [row.get("note") or row["tool"] for row in live] == [
+        "I will search first.",
+        "search_docs",
+        "Opening the best passage.",
+        "open_citation",
+    ]
+
+    page.reload()
+    expect(page.locator(".turn .step")).to_have_count(2)
+    assert shown_steps(page) == live
+    page.get_by_role("button", name="New conversation").click()
+    page.locator(".conversation-open").first.click()
+    expect(page.locator(".turn .step")).to_have_count(2)
+    assert shown_steps(page) == live
+    page.locator(".turn .step summary").first.click()
+    expect(page.locator(".turn .step .step-output").first).to_contain_text('"hits"')
+    screenshot(page, "conversation-reopened-steps")
+
+
+def test_detail_and_rich_tools_are_chosen_in_the_composer(page: Page, server: LiveServer) -> None:
+    _name, key = server.new_user()
+    server.ingest(key, HANDBOOK)
+    asked: list[dict[str, Any]] = []
+    page.on(
+        "request",
+        lambda r: (
+            asked.append(json.loads(r.post_data or "{}")) if r.url.endswith("/api/ask") else 0
+        ),
+    )
+
+    def read_both(request: ModelRequest) -> ModelResponse:
+        hits = last_tool_result(request)["hits"]
+        return call("read_multiple_documents", docIds=[h["docId"] for h in hits[:2]])
+
+    reading = ScriptedModel(
+        [call("search_docs", query="annual leave"), read_both, reply("27 days [1].")]
+    )
+    sign_in(page, server, key)
+    page.get_by_label("Detail").select_option("brief")
+    page.get_by_label("Tools").select_option("rich")
+    with model_in_use(server, reading):
+        ask(page, LEAVE_QUESTION)
+        expect(page.locator(".turn .answer .cite")).to_have_count(1)
+
+    assert asked[0]["research"] == {"detail": "brief", "tools": "rich"}
+    read = page.locator(".step", has_text="read_multiple_documents")
+    expect(read).to_have_attribute("data-status", "complete")
+    expect(read.locator(".step-message")).to_contain_text("Read 1 document: [1]")
 
 
 def test_dropped_files_upload_rejected_and_skipped_ones_say_why_and_delete_works(

@@ -18,6 +18,7 @@ and whether it is reported as ``limit_reached``.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 import uuid
@@ -28,7 +29,7 @@ from typing import Any, Generic, Literal, TypeVar
 from docuchat.agent import prompts
 from docuchat.agent.callbacks import Callbacks, EventSink
 from docuchat.agent.cancel import Cancellation
-from docuchat.agent.context import apply_retention, evict_oldest
+from docuchat.agent.context import apply_retention, evict_oldest, is_stub
 from docuchat.agent.events import (
     AttemptStarted,
     ContextEvicted,
@@ -50,7 +51,7 @@ from docuchat.agent.result import ErrorCode, ModelCall, Outcome, Price, RunResul
 from docuchat.agent.stops import StopReason, stop_rule
 from docuchat.agent.tools import InvalidArguments, RunContext, Tool, format_output, summary_of
 from docuchat.agent.trace import TraceSink
-from docuchat.errors import ModelError
+from docuchat.errors import ContextOverflow, ModelError
 from docuchat.models.base import (
     AssistantMessage,
     Message,
@@ -58,7 +59,9 @@ from docuchat.models.base import (
     ModelRequest,
     ModelResponse,
     TextChunk,
+    TokenUsage,
     ToolCall,
+    ToolChoice,
     ToolResult,
     ToolResultsMessage,
     ToolSpec,
@@ -94,6 +97,7 @@ class _Stop:
     phase: str | None = None
     synthesize: bool = False
     context: Mapping[str, Any] = field(default_factory=dict)
+    error: ModelError | None = None
 
 
 _Step = _Final | _Retry | _Stop | None  # None: run another iteration
@@ -107,6 +111,14 @@ class _Job:
     tool: Tool
     args: dict[str, Any]
     key: str
+
+
+class _Overflowed(Exception):
+    """The server refused a request as too long; ``fixed`` is what the runtime estimated."""
+
+    def __init__(self, error: ContextOverflow, fixed: float) -> None:
+        self.error = error
+        self.fixed = fixed
 
 
 class _Interrupted(Exception):
@@ -161,8 +173,11 @@ class Agent(Generic[T]):
         deps: Any = None,
         cancel: Cancellation | None = None,
         trace: TraceSink | None = None,
+        first_tool_choice: ToolChoice = "auto",
     ) -> RunResult:
-        run = _Run(self, input, history, deps, cancel, trace, queue=None)
+        """One run; ``first_tool_choice`` applies to its first model call only (a forced
+        choice, ``UseTool``, makes the model call that tool)."""
+        run = _Run(self, input, history, deps, cancel, trace, None, first_tool_choice)
         return await run.execute(stream=False)
 
     def run_sync(self, input: str | UserMessage, **kwargs: Any) -> RunResult:
@@ -176,9 +191,18 @@ class Agent(Generic[T]):
         deps: Any = None,
         cancel: Cancellation | None = None,
         trace: TraceSink | None = None,
+        first_tool_choice: ToolChoice = "auto",
+        stream_text: bool = True,
     ) -> AgentStream:
-        """Events as they happen (model text streamed); ``.result`` once exhausted."""
-        return AgentStream(self, input, history, deps, cancel, trace)
+        """Events as they happen; ``.result`` once exhausted.
+
+        ``stream_text``: the model streams its answer (``text_delta`` events); without it
+        each model call returns whole, as ``run`` makes them. ``first_tool_choice``: as
+        for ``run``.
+        """
+        return AgentStream(
+            self, input, history, deps, cancel, trace, stream_text, first_tool_choice
+        )
 
 
 class AgentStream:
@@ -192,9 +216,12 @@ class AgentStream:
         deps: Any,
         cancel: Cancellation | None,
         trace: TraceSink | None,
+        stream_text: bool = True,
+        first_tool_choice: ToolChoice = "auto",
     ) -> None:
         self._queue: asyncio.Queue[Event | None] = asyncio.Queue()
-        self._run = _Run(agent, input, history, deps, cancel, trace, queue=self._queue)
+        self._run = _Run(agent, input, history, deps, cancel, trace, self._queue, first_tool_choice)
+        self._stream_text = stream_text
         self._result: RunResult | None = None
 
     @property
@@ -204,7 +231,7 @@ class AgentStream:
         return self._result
 
     async def __aiter__(self) -> AsyncIterator[Event]:
-        task = asyncio.create_task(self._run.execute(stream=True))
+        task = asyncio.create_task(self._run.execute(stream=self._stream_text))
         task.add_done_callback(lambda _t: self._queue.put_nowait(None))
         try:
             while (event := await self._queue.get()) is not None:
@@ -228,6 +255,7 @@ class _Run:
         cancel: Cancellation | None,
         trace: TraceSink | None,
         queue: asyncio.Queue[Event | None] | None,
+        first_tool_choice: ToolChoice = "auto",
     ) -> None:
         self.agent = agent
         self.limits = agent.limits
@@ -253,6 +281,7 @@ class _Run:
         self.seen: dict[str, ToolResult] = {}  # successful call key -> its result
         self.pending_output: Any = None  # reflection mode: the last output shown to the model
         self.streaming = False
+        self.first_tool_choice = first_tool_choice  # for the first model call only
         self.keep_last = {t.name: t.keep_last for t in agent.tools.values() if t.keep_last}
         self._sizes: dict[int, tuple[Message, float]] = {}  # id -> (message, fixed-ratio tokens)
 
@@ -372,7 +401,13 @@ class _Run:
         return None
 
     def _stop(
-        self, reason: StopReason, detail: str, *, phase: str | None = None, **limit: Any
+        self,
+        reason: StopReason,
+        detail: str,
+        *,
+        phase: str | None = None,
+        error: ModelError | None = None,
+        **limit: Any,
     ) -> _Stop:
         """The one way to stop: the rule's outcome, code and action; a limit is reported."""
         rule = stop_rule(reason)
@@ -387,6 +422,7 @@ class _Run:
             phase=phase,
             synthesize=action == "synthesize",
             context=context,
+            error=error,
         )
 
     def _cancelled(self, phase: str) -> _Stop:
@@ -399,11 +435,23 @@ class _Run:
 
     # ── context ─────────────────────────────────────────────────────────────
     def _request(self, purpose: Literal["step", "synthesis"] = "step") -> ModelRequest:
+        cap = self.limits.max_output_tokens
         if purpose == "synthesis":
             return ModelRequest(
-                self.agent.system_prompt, tuple(self.messages), (), tool_choice="none"
+                self.agent.system_prompt,
+                tuple(self.messages),
+                (),
+                tool_choice="none",
+                max_output_tokens=cap,
             )
-        return ModelRequest(self.agent.system_prompt, tuple(self.messages), self.agent.specs)
+        choice, self.first_tool_choice = self.first_tool_choice, "auto"
+        return ModelRequest(
+            self.agent.system_prompt,
+            tuple(self.messages),
+            self.agent.specs,
+            tool_choice=choice,
+            max_output_tokens=cap,
+        )
 
     def _summarize(self, result: ToolResult) -> str:
         return summary_of(result.value, result.content)
@@ -424,17 +472,20 @@ class _Run:
                 )
             )
 
-    def _fit_context(self) -> None:
+    def _fit_context(self, purpose: Literal["step", "synthesis"] = "step") -> None:
+        """Evict until the next call fits: the request, and the room the gate keeps free
+        (for a tool round, or for the forced synthesis's answer)."""
         window = self.limits.context_window
         assert window is not None
-        before = self._estimate()
-        if before <= window:
+        target = window - self.limits.min_round_budget
+        before = self._estimate(purpose)
+        if before <= target:
             return
         evicted = evict_oldest(
-            self.messages, lambda _m: self._estimate() <= window, self._summarize
+            self.messages, lambda _m: self._estimate(purpose) <= target, self._summarize
         )
         if evicted:
-            after = self._estimate()
+            after = self._estimate(purpose)
             self.emit(
                 ContextEvicted(
                     run_id=self.id,
@@ -462,6 +513,60 @@ class _Run:
     async def _call_model(
         self, request: ModelRequest, purpose: Literal["step", "synthesis"]
     ) -> ModelResponse:
+        try:
+            return await self._call_model_once(request, purpose)
+        except _Overflowed as overflowed:
+            if not self._refit(overflowed.error, overflowed.fixed, purpose):
+                raise _Interrupted(self._overflow_stop(overflowed.error, purpose)) from None
+        # Sent again once, with the estimate corrected by the server's own count.
+        request = dataclasses.replace(
+            request,
+            messages=tuple(self.messages),
+            max_output_tokens=self.limits.max_output_tokens,
+        )
+        try:
+            return await self._call_model_once(request, purpose)
+        except _Overflowed as overflowed:
+            raise _Interrupted(self._overflow_stop(overflowed.error, purpose)) from None
+
+    def _refit(
+        self, error: ContextOverflow, fixed: float, purpose: Literal["step", "synthesis"]
+    ) -> bool:
+        """After an overflow the server counted: learn its count (and its window, when smaller
+        than assumed), evict to fit; whether a second try can fit (something was evicted)."""
+        window = self.limits.context_window
+        if error.prompt_tokens is None or window is None:
+            return False
+        if error.context_window is not None and error.context_window < window:
+            self.limits = self.limits.with_context_window(error.context_window)
+        self.estimator.observe_fixed(fixed, error.prompt_tokens)
+        stubs = self._stub_count()
+        self._fit_context(purpose)
+        return self._stub_count() > stubs
+
+    def _stub_count(self) -> int:
+        return sum(
+            is_stub(r)
+            for m in self.messages
+            if isinstance(m, ToolResultsMessage)
+            for r in m.results
+        )
+
+    def _overflow_stop(
+        self, error: ContextOverflow, purpose: Literal["step", "synthesis"]
+    ) -> _Stop:
+        return self._stop(
+            "context_overflow",
+            str(error),
+            phase="synthesis" if purpose == "synthesis" else "model_call",
+            error=error,
+            context_window=error.context_window,
+            prompt_tokens=error.prompt_tokens,
+        )
+
+    async def _call_model_once(
+        self, request: ModelRequest, purpose: Literal["step", "synthesis"]
+    ) -> ModelResponse:
         fixed = self._fixed_tokens(purpose)
         self.emit(
             ModelRequested(
@@ -477,8 +582,11 @@ class _Run:
         phase: Phase = "synthesis" if purpose == "synthesis" else "model_call"
         try:
             response = await self._guard(self._model_response(request), phase)
+        except ContextOverflow as exc:
+            raise _Overflowed(exc, fixed) from None
         except ModelError as exc:
-            raise _Interrupted(self._stop("model_error", str(exc), phase=phase)) from None
+            stop = self._stop("model_error", str(exc), phase=phase, error=exc)
+            raise _Interrupted(stop) from None
         except _Interrupted:
             raise
         except Exception as exc:  # a model that breaks its contract still ends the run typed
@@ -486,17 +594,21 @@ class _Run:
             raise _Interrupted(self._stop("model_error", detail, phase=phase)) from None
         latency = (time.perf_counter() - started) * 1000
         usage = response.usage
-        if self.calibrate and usage is not None:
+        if self.calibrate and usage is not None and response.requests == 1:
             self.estimator.observe_fixed(fixed, usage.input_tokens)
+        reported = usage is not None
+        if usage is None:  # counted by estimate, so that budgets and reports still see it
+            answer = AssistantMessage(response.text, response.tool_calls)
+            usage = TokenUsage(self.estimator.calibrated(fixed), round(message_tokens(answer)))
         self.usage.model_calls.append(
             ModelCall(
                 self.attempt,
                 self.iteration,
                 purpose,
-                usage.input_tokens if usage else 0,
-                usage.output_tokens if usage else 0,
+                usage.input_tokens,
+                usage.output_tokens,
                 latency,
-                usage is not None,
+                reported,
             )
         )
         self.emit(
@@ -509,8 +621,8 @@ class _Run:
                     {"id": c.id, "name": c.name, "arguments": dict(c.arguments)}
                     for c in response.tool_calls
                 ),
-                input_tokens=usage.input_tokens if usage else 0,
-                output_tokens=usage.output_tokens if usage else 0,
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
                 latency_ms=latency,
             )
         )
@@ -531,14 +643,16 @@ class _Run:
         return final
 
     async def _guard(self, awaitable: Awaitable[T], phase: Phase) -> T:
-        """Await, but give way at once to cancellation or the run's deadline.
+        """Await, but give way at once to cancellation, the run's deadline or, for a model
+        call, ``Limits.model_timeout``.
 
         The work runs as a task of its own, which a cancel or the deadline
         cancels; the run's own task is never cancelled from here. (One task
         and one callback per guard: racing a second task with ``asyncio.wait``
         cost the served conversations about twice as much.)
         """
-        if self.cancel is None and self.deadline is None:
+        per_call = self.limits.model_timeout if phase in ("model_call", "synthesis") else None
+        if self.cancel is None and self.deadline is None and per_call is None:
             return await awaitable
         work = asyncio.ensure_future(awaitable)
         interrupted = False
@@ -548,11 +662,14 @@ class _Run:
             interrupted = True
             work.cancel()
 
-        timer = None
+        delay = None
         if self.deadline is not None:
             grace = self.limits.synthesis_grace if phase == "synthesis" else 0.0
             delay = max(0.0, self.deadline + grace - time.monotonic())
-            timer = asyncio.get_running_loop().call_later(delay, interrupt)
+        call_timed_out = per_call is not None and (delay is None or per_call < delay)
+        if call_timed_out:
+            delay = per_call
+        timer = None if delay is None else asyncio.get_running_loop().call_later(delay, interrupt)
         forget = self.cancel.on_cancel(interrupt) if self.cancel is not None else None
         try:
             return await work
@@ -567,6 +684,9 @@ class _Run:
                 forget()
         if self.cancel is not None and self.cancel.cancelled:
             raise _Interrupted(self._cancelled(phase))
+        if call_timed_out:
+            detail = f"the model did not answer within {per_call:g}s"
+            raise _Interrupted(self._stop("model_timeout", detail, model_timeout=per_call))
         if phase == "synthesis":
             raise _Interrupted(self._stop("synthesis_timeout", "forced synthesis timed out"))
         raise _Interrupted(self._timed_out())
@@ -776,6 +896,9 @@ class _Run:
     # ── endings ─────────────────────────────────────────────────────────────
     async def _synthesize(self, stop: _Stop) -> RunResult:
         self.messages.append(_injected(prompts.SYNTHESIS_PROMPT))
+        if self.limits.context_window is not None:
+            # The last round's results arrived after the gate: the answer must fit too.
+            self._fit_context("synthesis")
         try:
             response = await self._call_model(self._request("synthesis"), "synthesis")
         except _Interrupted as interrupted:
@@ -823,6 +946,7 @@ class _Run:
             events=tuple(self.sink.events),
             callback_errors=tuple(self.sink.errors),
             error_context=stop.context if stop and output is None else {},
+            error=stop.error if stop else None,
         )
 
     def emit(self, event: Event) -> None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from docuchat.agent.events import Event
+from docuchat.errors import ModelError
 from docuchat.models.base import Message, TokenUsage
 
 Outcome = Literal[
@@ -21,6 +22,7 @@ Outcome = Literal[
     "model_error",
     "stuck",
     "invalid_response",
+    "context_overflow",
 ]
 
 ErrorCode = Literal[
@@ -34,6 +36,7 @@ ErrorCode = Literal[
     "STUCK",
     "INVALID_RESPONSE",
     "SUBMIT_BEFORE_OUTPUT",
+    "CONTEXT_OVERFLOW",
 ]
 
 
@@ -54,7 +57,8 @@ class ModelCall:
     output_tokens: int
     latency_ms: float
     reported: bool
-    """False when the provider reported no usage (tokens are then 0)."""
+    """False when the provider reported no usage (llama-cpp-python never does on streamed
+    calls): the tokens are then the runtime's estimate, so that budgets still count them."""
 
 
 @dataclass(slots=True)
@@ -95,12 +99,18 @@ class Usage:
             + self.output_tokens * self.price.output_per_million
         ) / 1_000_000
 
+    @property
+    def estimated_calls(self) -> int:
+        """Model calls whose provider reported no usage (their tokens are estimates)."""
+        return sum(1 for c in self.model_calls if not c.reported)
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "total_tokens": self.total_tokens,
             "model_calls": len(self.model_calls),
+            "estimated_calls": self.estimated_calls,
             "tool_calls": self.tool_calls,
             "model_latency_ms": round(self.model_latency_ms, 1),
             "wall_ms": round(self.wall_ms, 1),
@@ -117,6 +127,7 @@ class Usage:
                     "input_tokens": c.input_tokens,
                     "output_tokens": c.output_tokens,
                     "latency_ms": round(c.latency_ms, 1),
+                    "reported": c.reported,
                 }
                 for c in self.model_calls
             ],
@@ -148,6 +159,9 @@ class RunResult:
     error_context: Mapping[str, Any] = field(default_factory=dict)
     """Where a failed run stopped: ``attempt``, ``iteration`` and, for a limit, its maximum
     (seed 003's ``{attempt, iterationCount, maxIterations}`` for MAX_ITERATIONS)."""
+    error: ModelError | None = None
+    """The provider error that ended a ``model_error`` run, typed (a
+    ``ModelConnectionError`` names the URL that could not be reached)."""
 
     @property
     def ok(self) -> bool:

@@ -19,6 +19,7 @@ StopReason = Literal[
     "token_budget",
     "context_window",
     "timeout",
+    "model_timeout",
     "synthesis_timeout",
     "empty_responses",
     "protocol_error",
@@ -27,6 +28,7 @@ StopReason = Literal[
     "stuck",
     "max_validation_attempts",
     "model_error",
+    "context_overflow",
     "cancelled",
 ]
 
@@ -55,6 +57,9 @@ STOP_RULES: dict[StopReason, StopRule] = {
     # The context window left too little room: the token budget's action applies.
     "context_window": StopRule("token_budget", "TOKEN_BUDGET", "token_budget", "configured"),
     "timeout": StopRule("timeout", "TIMEOUT", "timeout", "configured"),
+    # One model call took longer than Limits.model_timeout: a synthesis would ask the same
+    # silent model again.
+    "model_timeout": StopRule("timeout", "TIMEOUT", "model_timeout", "stop"),
     # The forced synthesis itself ran out of time: nothing is left to try.
     "synthesis_timeout": StopRule("timeout", "TIMEOUT", None, "stop"),
     "empty_responses": StopRule(
@@ -69,6 +74,8 @@ STOP_RULES: dict[StopReason, StopRule] = {
         "max_validation_attempts", "VALIDATION_FAILED", "max_validation_attempts", "stop"
     ),
     "model_error": StopRule("model_error", "MODEL_ERROR", None, "stop"),
+    # The server refused the request as too long for its window (its message says so).
+    "context_overflow": StopRule("context_overflow", "CONTEXT_OVERFLOW", None, "stop"),
     "cancelled": StopRule("cancelled", "EXECUTION_CANCELLED", None, "stop"),
 }
 

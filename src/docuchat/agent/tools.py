@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from docuchat.agent.events import Action
 from docuchat.models.base import ToolSpec
+from docuchat.validation import describe
 
 DepsT = TypeVar("DepsT")
 
@@ -130,10 +131,7 @@ def _pydantic_validator(name: str, model: type[BaseModel]) -> ArgumentValidator:
         try:
             parsed = model.model_validate(arguments)
         except ValidationError as error:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}"
-                for e in error.errors()
-            )
+            problems = describe(error.errors(), whole="(arguments)")
             raise InvalidArguments(
                 f"Invalid arguments for tool {name!r}: {problems}. Fix the arguments and retry."
             ) from None
@@ -194,7 +192,8 @@ def tool(
 
 
 def _args_model(func: Callable[..., Any]) -> tuple[type[BaseModel], bool]:
-    hints = get_type_hints(func)
+    # With their extras: ``Annotated[str, Field(max_length=...)]`` reaches the schema.
+    hints = get_type_hints(func, include_extras=True)
     params = list(inspect.signature(func).parameters.values())
     takes_context = bool(params) and _is_run_context(hints.get(params[0].name))
     if takes_context:

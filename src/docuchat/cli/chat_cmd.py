@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+from contextlib import AsyncExitStack
 
 import click
 from rich.console import Console
 from rich.markup import escape
 
-from docuchat.cli.ask_cmd import run_question
+from docuchat.cli.ask_cmd import fail_if_unreachable, run_question
 from docuchat.cli.live import LiveSteps, print_answer
-from docuchat.cli.research_options import build_agent, research_options
+from docuchat.cli.research_options import (
+    ResearchOptions,
+    require_sources,
+    research_agent,
+    research_options,
+)
 from docuchat.cli.store_options import open_cli_store, store_options
 from docuchat.config import Settings
 from docuchat.errors import DocuchatError, NotFound
@@ -35,10 +41,7 @@ EXIT_WORDS = frozenset({"exit", "quit", ":q"})
 def chat_command(
     conversation_id: str | None,
     list_only: bool,
-    model_spec: str | None,
-    mode: str,
-    embedder_spec: str | None,
-    tools: str,
+    research: ResearchOptions,
     db: str | None,
     owner: str | None,
 ) -> None:
@@ -49,14 +52,17 @@ def chat_command(
     store, owner = open_cli_store(db, owner)
     accounts = open_accounts(db or Settings().db_path)
     console = Console(soft_wrap=True)
+    # One event loop for the whole chat, so MCP servers start once; the questions are read
+    # between runs, outside the loop (Ctrl-C there still stops the servers cleanly).
+    runner = asyncio.Runner()
+    servers = AsyncExitStack()
     try:
         if list_only:
             for c in accounts.list_conversations(owner):
                 console.print(f"{c.id}  {c.updated_at}  {c.turn_count} turns  {escape(c.title)}")
             return
-        agent = build_agent(
-            store, owner, model_spec=model_spec, mode=mode, embedder_spec=embedder_spec, tools=tools
-        )
+        require_sources(store, owner, db, research)
+        agent = runner.run(servers.enter_async_context(research_agent(store, owner, research)))
         conversation = (
             accounts.get_conversation(owner, conversation_id) if conversation_id else None
         )
@@ -68,7 +74,11 @@ def chat_command(
         while (question := _read_question(console)) is not None:
             conversation = conversation or accounts.create_conversation(owner, title_of(question))
             history = history_messages(conversation.turns, HISTORY_TURNS)
-            answer = asyncio.run(run_question(agent, question, LiveSteps(console), history=history))
+            asked = run_question(
+                agent, question, LiveSteps(console), history=history, stream_text=research.stream
+            )
+            answer = runner.run(asked)
+            fail_if_unreachable(answer)
             print_answer(console, answer)
             accounts.add_turn(owner, conversation.id, turn_of(answer))
             conversation = _reload(accounts, owner, conversation)
@@ -79,6 +89,8 @@ def chat_command(
     except DocuchatError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
+        runner.run(servers.aclose())
+        runner.close()
         store.close()
         accounts.close()
 

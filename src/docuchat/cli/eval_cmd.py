@@ -44,6 +44,14 @@ eval_group.add_command(qa_command)
     " (default: DOCUCHAT_EMBEDDER or auto).",
 )
 @click.option(
+    "--query-embedder",
+    "query_embedder_spec",
+    default=None,
+    metavar="SPEC",
+    help="Embed the queries with another variant of the documents' model, as ask and search"
+    " do with auto (default: --embedder for queries: auto picks minilm-onnx).",
+)
+@click.option(
     "--k",
     "cutoffs",
     multiple=True,
@@ -62,6 +70,7 @@ eval_group.add_command(qa_command)
 def retrieval_command(
     directory: Path,
     embedder_spec: str | None,
+    query_embedder_spec: str | None,
     cutoffs: tuple[int, ...],
     split: str,
     cache_dir: Path | None,
@@ -77,7 +86,9 @@ def retrieval_command(
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     stderr = Console(stderr=True, soft_wrap=True)
     try:
-        embedder = get_embedder(embedder_spec or settings.embedder)
+        spec = embedder_spec or settings.embedder
+        embedder = get_embedder(spec, purpose="documents")
+        query_embedder = get_embedder(query_embedder_spec or spec, purpose="queries")
         with Progress(
             *columns, TimeRemainingColumn(), console=stderr, disable=as_json, transient=True
         ) as bar:
@@ -85,6 +96,7 @@ def retrieval_command(
             report = evaluate_retrieval(
                 directory,
                 embedder=embedder,
+                query_embedder=query_embedder,
                 cache_root=cache_dir or settings.home / "eval",
                 metrics=metrics,
                 split=split,
@@ -115,6 +127,8 @@ def _index_line(report: RetrievalReport) -> str:
         f"{index.documents} documents ({index.chunks} chunks), {report.queries} queries,"
         f" embedder {report.embedder or 'none'}"
     )
+    if report.query_embedder != report.embedder:
+        about += f", queries embedded by {report.query_embedder}"
     cache = cache_line(
         reused=index.reused,
         added=index.added,

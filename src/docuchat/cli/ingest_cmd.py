@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from docuchat.cli.store_options import open_cli_store, store_options
 from docuchat.config import Settings
 from docuchat.corpus import ingest
-from docuchat.embeddings import Embedder, get_embedder
+from docuchat.embeddings import Embedder, get_embedder, prepare_for_queries
 from docuchat.errors import DocuchatError
 from docuchat.store import Store
 
@@ -45,8 +45,9 @@ def ingest_command(
     batches and resume where an interrupted run stopped. Files that cannot be
     ingested are listed with the reason; the exit status is 1 if there were any.
     """
+    spec = embedder_spec or Settings().embedder
     try:
-        embedder = get_embedder(embedder_spec or Settings().embedder)
+        embedder = get_embedder(spec, purpose="documents")
     except DocuchatError as exc:
         raise click.ClickException(str(exc)) from None
     store, owner = open_cli_store(db, owner)
@@ -63,6 +64,9 @@ def ingest_command(
                 ),
             )
             embedded, embed_error = _embed(store, owner, embedder, progress)
+            if embedder is not None and not embed_error:
+                progress.update(task, description="preparing the query embedder")
+                prepare_for_queries(spec)  # once per home: later questions start fast
     finally:
         store.close()
     summary = {**report.to_dict(), "embedder": embedder and embedder.name, "embedded": embedded}

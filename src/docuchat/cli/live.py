@@ -79,8 +79,16 @@ def print_answer(console: Console, answer: Answer) -> None:
         notes.append(f"forced by limit {answer.outcome}")
     elif answer.outcome != "answered":
         notes.append(f"outcome {answer.outcome}")
-    if answer.fallback:
+    if answer.reminded:
+        notes.append("the model answered without searching: reminded to search first")
+    if answer.extractive:
+        notes.append(
+            f"the model failed ({answer.fallback_reason}); the answer quotes the passages read"
+        )
+    elif answer.fallback:
         notes.append(f"agent failed ({answer.fallback_reason}); pipeline fallback used")
+    if answer.mode_reason:
+        notes.append(answer.mode_reason)
     if answer.removed_citations:
         removed = ", ".join(f"[{n}]" for n in answer.removed_citations)
         notes.append(f"removed citations to passages never opened: {removed}")
@@ -93,14 +101,32 @@ def print_answer(console: Console, answer: Answer) -> None:
             status = "[green]verified[/]" if c.verified else "[red]not verified[/]"
             status += _addressing(answer, c.n, c.verified)
             console.print(
-                f"  [{c.n}] {escape(c.title)}, page {c.page} · {status}\n"
+                f"  [{c.n}] {escape(c.title)}, {escape(c.label)} · {status}\n"
                 f"      [dim]“{escape(_short(c.quote, 160))}”[/]",
                 highlight=False,
             )
     for claim in answer.unsupported_claims:
         console.print(f"[yellow]  unsupported claim:[/] {escape(claim)}", highlight=False)
-    usage = answer.run.usage
+    usage = answer.total_usage
+    estimated = (
+        f" ({usage.estimated_calls} of {len(usage.model_calls)} calls estimated: "
+        "the server reported no usage)"
+        if usage.estimated_calls
+        else ""
+    )
     console.print(
         f"[dim]{usage.tool_calls} tool calls · {len(usage.model_calls)} model calls · "
-        f"{usage.input_tokens}+{usage.output_tokens} tokens · {usage.wall_ms / 1000:.1f} s[/]"
+        f"{usage.input_tokens}+{usage.output_tokens} tokens{estimated} · "
+        f"{usage.wall_ms / 1000:.1f} s[/]"
     )
+    console.print(f"[dim]model: {escape(_model_line(answer))}[/]", highlight=False)
+
+
+def _model_line(answer: Answer) -> str:
+    parts = [answer.model or "?"]
+    if answer.model_choice:
+        parts.append(f"({answer.model_choice})")
+    if answer.context_window is not None:
+        window = answer.context_window
+        parts.append(f"· window {window.tokens} tokens ({window.source})")
+    return " ".join(parts)

@@ -8,7 +8,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from docuchat.cli.store_options import open_cli_store, store_options
+from docuchat.cli.store_options import open_cli_store, require_documents, store_options
 from docuchat.config import Settings
 from docuchat.embeddings import get_embedder
 from docuchat.errors import DocuchatError
@@ -44,7 +44,9 @@ def search_command(
     store, owner = open_cli_store(db, owner)
     where = DocumentFilter(doc_ids=frozenset(doc_ids)) if doc_ids else None
     try:
-        embedder = None if mode == "bm25" else get_embedder(embedder_spec or Settings().embedder)
+        require_documents(store, owner, db)
+        spec = embedder_spec or Settings().embedder
+        embedder = None if mode == "bm25" else get_embedder(spec, purpose="queries")
         searcher = HybridSearcher(store, embedder)
         results = searcher.search(owner, query, k=k, where=where, mode=mode)
     except DocuchatError as exc:

@@ -13,6 +13,8 @@ from docuchat.store import Store, open_store
 
 F = TypeVar("F", bound=Callable[..., object])
 
+INGEST_HINT = "add some with `docuchat ingest PATH` (files or folders)"
+
 
 def store_options(command: F) -> F:
     """Add ``--db`` (default: DOCUCHAT_DB, else docuchat.db in DOCUCHAT_HOME) and ``--owner``."""
@@ -34,3 +36,12 @@ def open_cli_store(db: str | None, owner: str | None) -> tuple[Store, str]:
         return open_store(db or settings.db_path), owner or settings.owner
     except DocuchatError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def require_documents(store: Store, owner: str, db: str | None) -> None:
+    """A click error that says to ingest when the owner has no documents in this store."""
+    if not store.list_documents(owner):
+        where = db or Settings().db_path
+        raise click.ClickException(
+            f"no documents yet for owner {owner!r} in {where}: {INGEST_HINT}"
+        )

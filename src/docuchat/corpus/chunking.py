@@ -21,7 +21,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator
 
-from docuchat.corpus.types import Chunk, ParsedDocument
+from docuchat.corpus.types import Block, Chunk, ParsedDocument, PlaceSpan
 
 __all__ = ["chunk_document"]
 
@@ -64,9 +64,23 @@ def chunk_document(
             page=page_at(start),
             page_end=page_at(end - 1),
             page_breaks=tuple(b for b in breaks if start < b[0] < end),
+            places=_places(doc.blocks, block_starts, start, end),
         )
         for index, (start, end) in enumerate(_spans(doc.text, size, overlap))
     ]
+
+
+def _places(
+    blocks: tuple[Block, ...], block_starts: list[int], start: int, end: int
+) -> tuple[PlaceSpan, ...]:
+    """The placed blocks ``[start, end)`` overlaps, cut to it."""
+    first = max(bisect_right(block_starts, start) - 1, 0)
+    last = bisect_right(block_starts, end - 1)
+    return tuple(
+        PlaceSpan(max(block.start, start), min(block.end, end), block.place)
+        for block in blocks[first:last]
+        if block.place is not None and block.start < end and block.end > start
+    )
 
 
 def _spans(text: str, size: int, overlap: int) -> Iterator[tuple[int, int]]:

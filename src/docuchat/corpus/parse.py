@@ -11,24 +11,57 @@ import hashlib
 from collections.abc import Callable
 from pathlib import Path, PurePath
 
-from docuchat.corpus.parsers import docx, html, markdown, pdf, text
-from docuchat.corpus.types import ParsedDocument
-from docuchat.errors import EmptyDocument, FileTooLarge, IngestError, UnsupportedFileType
+from docuchat.corpus.parsers import docx, eml, epub, html, image, markdown, pdf, pptx, sheets, text
+from docuchat.corpus.types import DEFAULT_MAX_BYTES, ParsedDocument
+from docuchat.errors import (
+    CorruptDocument,
+    EmptyDocument,
+    FileTooLarge,
+    IngestError,
+    ParseLimitExceeded,
+    UnsupportedFileType,
+)
 
-DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+PageProgress = Callable[[int, int], None]
+"""Called as ``progress(page, pages)`` after each page read by OCR."""
+Parser = Callable[[bytes, str, PageProgress | None], ParsedDocument]
 
-_PARSERS: dict[str, Callable[[bytes, str], ParsedDocument]] = {
+
+def _without_pages(parse: Callable[[bytes, str], ParsedDocument]) -> Parser:
+    """A parser of a format that is never read by OCR (it reports no progress)."""
+    return lambda data, stem, _: parse(data, stem)
+
+
+_PARSERS: dict[str, Parser] = {
     ".pdf": pdf.parse,
-    ".docx": docx.parse,
-    ".html": html.parse,
-    ".htm": html.parse,
-    ".md": markdown.parse,
-    ".markdown": markdown.parse,
-    ".txt": text.parse,
+    ".png": image.parse,
+    ".jpg": image.parse,
+    ".jpeg": image.parse,
+    ".tif": image.parse,
+    ".tiff": image.parse,
+    ".docx": _without_pages(docx.parse),
+    ".pptx": _without_pages(pptx.parse),
+    ".xlsx": _without_pages(sheets.parse_xlsx),
+    ".csv": _without_pages(sheets.parse_csv),
+    ".epub": _without_pages(epub.parse),
+    ".eml": _without_pages(eml.parse),
+    ".html": _without_pages(html.parse),
+    ".htm": _without_pages(html.parse),
+    ".md": _without_pages(markdown.parse),
+    ".markdown": _without_pages(markdown.parse),
+    ".txt": _without_pages(text.parse),
 }
 SUPPORTED_SUFFIXES = frozenset(_PARSERS)
 
-__all__ = ["DEFAULT_MAX_BYTES", "SUPPORTED_SUFFIXES", "content_hash", "parse_bytes", "parse_file"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "SUPPORTED_SUFFIXES",
+    "PageProgress",
+    "content_hash",
+    "is_supported",
+    "parse_bytes",
+    "parse_file",
+]
 
 
 def content_hash(data: bytes) -> str:
@@ -49,7 +82,11 @@ def parse_file(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedDocum
 
 
 def parse_bytes(
-    data: bytes, filename: str, *, max_bytes: int = DEFAULT_MAX_BYTES
+    data: bytes,
+    filename: str,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    progress: PageProgress | None = None,
 ) -> ParsedDocument:
     """Parse an uploaded file's bytes; ``filename`` decides the format and names the errors."""
     parser = _parser_for(filename)
@@ -57,13 +94,23 @@ def parse_bytes(
     if not data or data.isspace():
         raise EmptyDocument("the file is empty", path=filename)
     try:
-        return parser(data, PurePath(filename).stem)
+        return parser(data, PurePath(filename).stem, progress)
     except IngestError as exc:  # parsers know the content, not the file: name it here
         exc.path = exc.path or filename
         raise
+    except MemoryError as exc:
+        raise ParseLimitExceeded("the file needs too much memory to parse", path=filename) from exc
+    except Exception as exc:  # a library's own error on content it could not handle
+        raise CorruptDocument(
+            f"the file cannot be read ({type(exc).__name__}: {str(exc)[:200]})", path=filename
+        ) from exc
 
 
-def _parser_for(filename: str) -> Callable[[bytes, str], ParsedDocument]:
+def is_supported(filename: str) -> bool:
+    return PurePath(filename).suffix.lower() in SUPPORTED_SUFFIXES
+
+
+def _parser_for(filename: str) -> Parser:
     suffix = PurePath(filename).suffix.lower()
     parser = _PARSERS.get(suffix)
     if parser is None:

@@ -15,13 +15,19 @@ Vectors = npt.NDArray[np.float32]
 class Embedder(Protocol):
     """Turns texts into vectors whose dot product is their cosine similarity.
 
-    ``name`` identifies the numerics, not just the model: two embedders whose
-    vectors differ (a quantised export of the same weights, another server)
-    have different names, because stored vectors are cached under it.
+    ``name`` identifies the numerics (the model and its precision: the int8
+    export of a model has a name of its own); ``space`` the vector space the
+    vectors live in. One model's float32, bfloat16 and int8 variants share a
+    space: stored vectors are keyed by it, so texts embedded by one variant are
+    searched with queries embedded by another and never embedded again.
+    Another model, or the same model name on another server, is another space.
     """
 
     @property
     def name(self) -> str: ...
+
+    @property
+    def space(self) -> str: ...
 
     @property
     def dim(self) -> int: ...

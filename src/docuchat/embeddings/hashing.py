@@ -35,6 +35,10 @@ class HashingEmbedder:
         return f"hash-{self._dim}"
 
     @property
+    def space(self) -> str:
+        return self.name
+
+    @property
     def dim(self) -> int:
         return self._dim
 

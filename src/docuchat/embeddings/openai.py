@@ -84,6 +84,10 @@ class OpenAIEmbedder:
         return f"openai:{self._model}@{self._host}"
 
     @property
+    def space(self) -> str:
+        return self.name
+
+    @property
     def dim(self) -> int:
         if self._dim is None:
             self._dim = self._embed_batch(["dimension probe"]).shape[1]
@@ -135,9 +139,14 @@ class OpenAIEmbedder:
         try:
             response = self._client.post(self._url, json=payload, headers=self._headers)
         except httpx.TimeoutException as error:
-            raise ModelConnectionError(f"timed out: {error!r}") from error
+            raise ModelConnectionError(
+                f"the embeddings server at {self._url} did not answer in time", url=self._url
+            ) from error
         except httpx.TransportError as error:
-            raise ModelConnectionError(f"connection failed: {error!r}") from error
+            raise ModelConnectionError(
+                f"connection to the embeddings server at {self._url} failed: {error}",
+                url=self._url,
+            ) from error
         if not response.is_success:
             raise ModelHTTPError(
                 response.status_code,

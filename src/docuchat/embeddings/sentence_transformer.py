@@ -27,6 +27,7 @@ _BFLOAT16_FLAGS = frozenset({"amx_bf16", "avx512_bf16"})
 class SentenceTransformerEmbedder:
     """Loads the model on first use (importing torch takes seconds)."""
 
+    space = MINILM_ID
     dim = 384
 
     def __init__(

@@ -276,7 +276,7 @@ def ingest_documents(store: Store, owner: str, paths: Sequence[Path]) -> tuple[d
     """Each file through the app's ingestion: file name to stored id, and how many were new."""
     doc_ids, added = {}, 0
     for path in paths:
-        stored = ingest_file(store, owner, path)
+        stored, *_attachments = ingest_file(store, owner, path).ingested
         doc_ids[path.name] = stored.doc_id
         added += stored.status != "unchanged"
     return doc_ids, added

@@ -131,7 +131,7 @@ def ingest_articles(
         blocks = parse_bytes(data, path.name).blocks
         if len(blocks) != len(article.paragraphs):
             raise ConfigError(f"article {article.title!r}: its paragraphs did not survive parsing")
-        stored = ingest_file(store, owner, path)
+        (stored,) = ingest_file(store, owner, path).ingested
         spans = tuple((b.start, b.end) for b in blocks)
         ingested.append(IngestedArticle(stored.doc_id, spans, stored.status != "unchanged"))
     return ingested

@@ -7,7 +7,9 @@ then runs through :class:`~docuchat.search.HybridSearcher`, the code behind
 ``docuchat search``, in each mode: BM25 alone, vectors alone ("dense") and
 fused ("hybrid"). Chunks are ranked; a document ranks where its best chunk
 does. Query vectors are computed before the clock starts, so latency is the
-search alone.
+search alone. Queries may be embedded by another variant of the documents'
+model (the app embeds documents in bfloat16 and questions in int8 where that
+is fastest): vectors of one space are interchangeable.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ class RetrievalReport:
     index_path: Path
     index: IndexStatus
     embedder: str | None
+    query_embedder: str | None
     queries: int
     results: Mapping[str, MethodResult | None]  # None: needs an embedder and there is none
 
@@ -79,6 +82,7 @@ def evaluate_retrieval(
     *,
     embedder: Embedder | None,
     cache_root: Path,
+    query_embedder: Embedder | None = None,
     metrics: Sequence[str] = DEFAULT_METRICS,
     split: str = "test",
     progress: Progress | None = None,
@@ -88,15 +92,23 @@ def evaluate_retrieval(
     Metrics at cut-off ``c`` come from a search for the best ``3c`` chunks, so
     that ``c`` distinct documents are almost always among them; the latency is
     that of the shallowest such search, the size of search the app runs.
+    ``query_embedder`` (default: ``embedder``) embeds the queries; it must share the
+    documents' vector space.
     """
     by_cutoff = _metrics_by_cutoff(metrics)
+    queries_by = query_embedder or embedder
+    if embedder is not None and queries_by is not None and queries_by.space != embedder.space:
+        raise ConfigError(
+            f"queries embedded by {queries_by.name} (space {queries_by.space!r}) cannot search"
+            f" vectors of {embedder.name} (space {embedder.space!r})"
+        )
     dataset = load_beir(directory, split=split)
     index_path = cache_root / index_key(directory) / "index.db"
     store = open_store(index_path)
     try:
         status = build_index(store, dataset, embedder, progress=progress)
-        searcher = HybridSearcher(store, embedder)
-        vectors = _query_vectors(embedder, dataset)
+        searcher = HybridSearcher(store, queries_by if embedder else None)
+        vectors = _query_vectors(searcher.embedder, dataset)
         results: dict[str, MethodResult | None] = {}
         for mode in METHODS:
             if mode != "bm25" and embedder is None:
@@ -120,6 +132,7 @@ def evaluate_retrieval(
         index_path=index_path,
         index=status,
         embedder=embedder.name if embedder else None,
+        query_embedder=searcher.embedder.name if searcher.embedder else None,
         queries=len(dataset.queries),
         results=results,
     )

@@ -11,7 +11,8 @@ spec                   model
 =====================  =====================================================
 
 The offline extractive model is a model of the research protocol and lives with it
-(``docuchat.research.models.research_model`` knows ``offline`` and every spec here).
+(``docuchat.research.models.research_model`` knows ``offline``, ``auto`` and every
+spec here). ``auto`` picks a model server that answers (see :mod:`docuchat.models.auto`).
 """
 
 from __future__ import annotations

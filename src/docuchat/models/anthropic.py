@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 import aiohttp
 
@@ -25,6 +26,7 @@ from docuchat.models.base import (
     ToolResultsMessage,
     ToolSpec,
     UserMessage,
+    UseTool,
 )
 from docuchat.models.http import (
     DEFAULT_RETRY,
@@ -40,6 +42,7 @@ from docuchat.models.http import (
     response_shape,
 )
 from docuchat.models.tokens import TokenEstimator
+from docuchat.models.window import UNKNOWN_WINDOW, ContextWindow, hosted_window
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -91,6 +94,9 @@ class AnthropicModel:
         """Configured by ``ANTHROPIC_API_KEY`` and ``ANTHROPIC_BASE_URL``."""
         api_key, base_url = env_credentials("ANTHROPIC", DEFAULT_BASE_URL)
         return cls(model, api_key=api_key, base_url=base_url, http_client=http_client)
+
+    async def context_window(self) -> ContextWindow:
+        return hosted_window(urlsplit(self._client.base_url).hostname) or UNKNOWN_WINDOW
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         body = await self._client.post_json("/v1/messages", self.request_body(request))
@@ -165,7 +171,12 @@ def _blocks(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _tools(request: ModelRequest) -> dict[str, Any]:
     if request.tool_choice != "none":
-        return {"tools": [_tool(spec) for spec in request.tools]} if request.tools else {}
+        if not request.tools:
+            return {}
+        tools: dict[str, Any] = {"tools": [_tool(spec) for spec in request.tools]}
+        if isinstance(request.tool_choice, UseTool):
+            tools["tool_choice"] = {"type": "tool", "name": request.tool_choice.name}
+        return tools
     used = [
         call.name
         for message in request.messages

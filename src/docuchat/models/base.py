@@ -76,12 +76,26 @@ class ToolSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class UseTool:
+    """A forced tool choice: the model must call this tool now.
+
+    Servers with grammar-constrained decoding (llama.cpp) then make even a small
+    model produce a well-formed call.
+    """
+
+    name: str
+
+
+ToolChoice = Literal["auto", "none"] | UseTool
+""""auto": the model decides; "none": a plain-text answer (tools are not sent at all)."""
+
+
+@dataclass(frozen=True, slots=True)
 class ModelRequest:
     system: str
     messages: Sequence[Message]
     tools: Sequence[ToolSpec] = ()
-    # "none" asks for a plain-text answer (forced synthesis); tools are not sent at all then.
-    tool_choice: Literal["auto", "none"] = "auto"
+    tool_choice: ToolChoice = "auto"
     max_output_tokens: int | None = None
 
 
@@ -109,6 +123,9 @@ class ModelResponse:
     finish_reason: str | None = None
     model: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    requests: int = 1
+    """Provider calls behind this response (the text protocol's reminder makes two); the
+    usage covers them all, so a response of several is no measure of one request's size."""
 
     @property
     def is_empty(self) -> bool:
@@ -154,8 +171,10 @@ __all__ = [
     "TextChunk",
     "TokenUsage",
     "ToolCall",
+    "ToolChoice",
     "ToolResult",
     "ToolResultsMessage",
     "ToolSpec",
+    "UseTool",
     "UserMessage",
 ]

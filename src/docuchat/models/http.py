@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import json
 import os
 import random
 import uuid
@@ -36,6 +35,7 @@ from docuchat.errors import (
 from docuchat.models import wire_json
 from docuchat.models.base import ToolCall
 from docuchat.models.http_pool import HTTPPool, env_proxy, new_session
+from docuchat.models.overflow import context_overflow
 
 DEFAULT_TIMEOUT = aiohttp.ClientTimeout(sock_connect=10.0, sock_read=300.0)
 """Reasoning models may think for minutes before the first byte of a non-streamed answer."""
@@ -100,6 +100,13 @@ def retry_after_seconds(headers: Mapping[str, str], now: datetime | None = None)
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
+def _json_or_none(body: bytes) -> Any:
+    try:
+        return wire_json.loads(body)
+    except ValueError:
+        return None
+
+
 def provider_message(body: bytes, reason: str | None) -> str:
     """The human-readable error a provider put in its body.
 
@@ -107,10 +114,7 @@ def provider_message(body: bytes, reason: str | None) -> str:
     ``{"error": {"type": ..., "message": ...}}``; OpenRouter adds the upstream
     reason in ``error.metadata.raw``. Anything else is returned as raw text.
     """
-    try:
-        decoded = json.loads(body)
-    except ValueError:
-        decoded = None
+    decoded = _json_or_none(body)
     message = error_message(decoded) if isinstance(decoded, dict) else None
     if message is None:
         message = body.decode(errors="replace").strip() or reason or "no message"
@@ -160,7 +164,7 @@ async def iter_sse(lines: AsyncIterator[str]) -> AsyncIterator[ServerSentEvent]:
 
 def decode_event(event: ServerSentEvent) -> Any:
     try:
-        return json.loads(event.data)
+        return wire_json.loads(event.data)
     except ValueError as error:
         raise ModelResponseError(f"stream event is not JSON: {event.data[:200]!r}") from error
 
@@ -203,8 +207,8 @@ def make_tool_call(call_id: str | None, name: str, arguments: str | None) -> Too
     parsed: Any = {}
     if arguments is not None and arguments.strip():
         try:
-            parsed = json.loads(arguments)
-        except (ValueError, RecursionError):
+            parsed = wire_json.loads(arguments)
+        except ValueError:
             parsed = None
     if isinstance(parsed, dict):
         return ToolCall(id=call_id or new_call_id(), name=name, arguments=parsed)
@@ -248,9 +252,9 @@ class ProviderClient:
             try:
                 body = await response.read()
             except (aiohttp.ClientError, TimeoutError) as error:
-                raise _wire_error(error) from error
+                raise _wire_error(error, self.base_url) from error
         try:
-            return json.loads(body)
+            return wire_json.loads(body)
         except ValueError as error:
             raise ModelResponseError(
                 f"HTTP {response.status} answer is not JSON: {body[:200]!r}"
@@ -263,7 +267,7 @@ class ProviderClient:
         """The server-sent events of a successful streamed POST."""
         async with (
             self._response(path, payload) as response,
-            aclosing(_guard_stream(iter_sse(_lines(response.content)))) as events,
+            aclosing(_guard_stream(iter_sse(_lines(response.content)), self.base_url)) as events,
         ):
             yield events
 
@@ -276,7 +280,7 @@ class ProviderClient:
         Released, not closed: a body read to its end leaves the connection
         for the next call, anything else (an error, a cancellation) closes it.
         """
-        async with self._session() as session:
+        async with self.session() as session:
             response = await self._send_with_retries(session, path, payload)
             try:
                 yield response
@@ -284,7 +288,8 @@ class ProviderClient:
                 response.release()
 
     @asynccontextmanager
-    async def _session(self) -> AsyncIterator[aiohttp.ClientSession]:
+    async def session(self) -> AsyncIterator[aiohttp.ClientSession]:
+        """The pool's session, or one of its own closed on exit."""
         if self._pool is not None:
             yield self._pool.session()
         else:
@@ -317,19 +322,21 @@ class ProviderClient:
                 proxy=self._proxy,
             )
         except (aiohttp.ClientError, TimeoutError) as error:
-            raise _wire_error(error) from error
+            raise _wire_error(error, self.base_url) from error
         if response.ok:
             return response
         try:
             body = await response.read()
         except (aiohttp.ClientError, TimeoutError) as error:
-            raise _wire_error(error) from error
+            raise _wire_error(error, self.base_url) from error
         finally:
             response.release()
+        message = provider_message(body, response.reason)
+        overflow = context_overflow(response.status, _json_or_none(body), message)
+        if overflow is not None and 400 <= response.status < 500:
+            raise overflow
         raise ModelHTTPError(
-            response.status,
-            provider_message(body, response.reason),
-            retry_after=retry_after_seconds(response.headers),
+            response.status, message, retry_after=retry_after_seconds(response.headers)
         )
 
 
@@ -349,25 +356,37 @@ async def _lines(content: aiohttp.StreamReader) -> AsyncIterator[str]:
         yield pending.removesuffix(b"\r").decode()
 
 
-def _wire_error(error: aiohttp.ClientError | TimeoutError) -> ModelError:
+def _wire_error(error: aiohttp.ClientError | TimeoutError, url: str) -> ModelError:
     if isinstance(error, TimeoutError):  # aiohttp's timeouts subclass it too
-        return ModelConnectionError(f"timed out: {error!r}")
+        return ModelConnectionError(f"the model server at {url} did not answer in time", url=url)
     if isinstance(error, aiohttp.ClientPayloadError) and isinstance(
         error.__cause__, ContentEncodingError
     ):
         return ModelResponseError(f"unreadable response: {error!r}")  # e.g. a corrupt gzip body
-    return ModelConnectionError(f"connection failed: {error!r}")
+    why = _why(error)
+    return ModelConnectionError(f"connection to the model server at {url} failed: {why}", url=url)
+
+
+def _why(error: aiohttp.ClientError) -> str:
+    """What went wrong, in words (aiohttp's repr of a refused connection is 300 characters)."""
+    if isinstance(error, aiohttp.ClientConnectorDNSError):
+        return "unknown host"
+    if isinstance(error, aiohttp.ClientConnectorError):
+        if isinstance(error.os_error, ConnectionRefusedError):
+            return "connection refused"
+        return error.os_error.strerror or type(error.os_error).__name__
+    return str(error) or type(error).__name__
 
 
 async def _guard_stream(
-    events: AsyncIterator[ServerSentEvent],
+    events: AsyncIterator[ServerSentEvent], url: str
 ) -> AsyncGenerator[ServerSentEvent, None]:
     """Turns transport errors mid-stream (a lost connection...) into docuchat errors."""
     try:
         async for event in events:
             yield event
     except (aiohttp.ClientError, TimeoutError) as error:
-        raise _wire_error(error) from error
+        raise _wire_error(error, url) from error
 
 
 __all__ = [

@@ -2,14 +2,26 @@
 
 One adapter serves every server that speaks ``POST {base_url}/chat/completions``.
 Vendor differences seen in recorded traffic and handled here: tool calls
-without ids (an id is generated), empty-string ``finish_reason`` (inferred),
-reasoning in ``reasoning_content`` or ``reasoning`` (kept in
+without ids (an id is generated) or with ids already used earlier in the
+conversation (a new one is generated), empty-string ``finish_reason``
+(inferred), reasoning in ``reasoning_content`` or ``reasoning`` (kept in
 ``extra["reasoning"]``), content as a list of typed parts, streamed usage on
 the last chunk with choices or on a separate chunk without any.
+
+What local servers need (llama.cpp, llama-cpp-python, Ollama, vLLM, LM Studio):
+an assistant message's ``content`` is always a string, "" beside tool calls
+(llama-cpp-python answers ``null`` with HTTP 500); ``tool_choice`` is sent
+whenever tools are (llama-cpp-python's ``chatml-function-calling`` offers no
+tool without it); a stream that ends before its first chunk (llama-cpp-python
+cannot stream a tool call it chose itself) is asked again without streaming;
+tool results go as a user message to a server whose template drops ``tool``
+messages (see :meth:`OpenAIChatModel.server_info`). A request too long for
+the window is a typed :class:`~docuchat.errors.ContextOverflow`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
@@ -28,9 +40,10 @@ from docuchat.models.base import (
     TextChunk,
     TokenUsage,
     ToolCall,
-    ToolResultsMessage,
+    ToolChoice,
     ToolSpec,
     UserMessage,
+    UseTool,
 )
 from docuchat.models.http import (
     DEFAULT_RETRY,
@@ -42,10 +55,14 @@ from docuchat.models.http import (
     env_credentials,
     error_message,
     make_tool_call,
+    new_call_id,
     require_key,
     response_shape,
 )
+from docuchat.models.servers import ServerInfo, probe_server
+from docuchat.models.text_protocol import results_text
 from docuchat.models.tokens import TokenEstimator
+from docuchat.models.window import UNKNOWN_WINDOW, ContextWindow, hosted_window
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _OPENAI_HOST = "api.openai.com"
@@ -69,16 +86,20 @@ class OpenAIChatModel:
         timeout: aiohttp.ClientTimeout | float = DEFAULT_TIMEOUT,
     ) -> None:
         require_key(api_key, base_url, _OPENAI_HOST, "OPENAI")
-        is_openai = urlsplit(base_url).hostname == _OPENAI_HOST
+        self.host = urlsplit(base_url).hostname
         self.model = model
         self.name = f"openai:{model}"
         self.token_estimator = TokenEstimator()
         # OpenAI's reasoning models reject max_tokens; many compatible servers only know it.
-        self._max_tokens_field = "max_completion_tokens" if is_openai else "max_tokens"
-        headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = ProviderClient(
-            base_url, headers, http_client=http_client, retry=retry, timeout=timeout
+        self._max_tokens_field = (
+            "max_completion_tokens" if self.host == _OPENAI_HOST else "max_tokens"
         )
+        self._headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = ProviderClient(
+            base_url, self._headers, http_client=http_client, retry=retry, timeout=timeout
+        )
+        self._server: ServerInfo | None = None
+        self._probed = False
 
     @classmethod
     def from_env(cls, model: str, *, http_client: HTTPPool | None = None) -> OpenAIChatModel:
@@ -86,10 +107,32 @@ class OpenAIChatModel:
         api_key, base_url = env_credentials("OPENAI", DEFAULT_BASE_URL)
         return cls(model, api_key=api_key, base_url=base_url, http_client=http_client)
 
+    async def server_info(self) -> ServerInfo | None:
+        """What the server is and says about the model, asked once (never for hosted APIs).
+
+        Until it is asked, requests are built as for OpenAI itself.
+        """
+        if not self._probed and hosted_window(self.host) is None:
+            async with self._client.session() as session:
+                self._server = await probe_server(
+                    session, self._client.base_url, self.model, self._headers
+                )
+        self._probed = True
+        return self._server
+
+    async def context_window(self) -> ContextWindow:
+        hosted = hosted_window(self.host)
+        if hosted is not None:
+            return hosted
+        server = await self.server_info()
+        if server is not None and server.context_window:
+            return ContextWindow(server.context_window, server.window_source)
+        return UNKNOWN_WINDOW
+
     async def complete(self, request: ModelRequest) -> ModelResponse:
         body = await self._client.post_json("/chat/completions", self.request_body(request))
         with response_shape("chat completion"):
-            return _parse_completion(body)
+            return _unique_call_ids(_parse_completion(body), request)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         assembler = _StreamAssembler()
@@ -102,13 +145,26 @@ class OpenAIChatModel:
                     text = assembler.feed(decode_event(event))
                 if text:
                     yield TextChunk(text)
-        yield assembler.response()
+        if assembler.is_empty:
+            # Nothing reached the caller yet, so asking again whole is safe; the answer
+            # (or the error the server hid from the stream) comes back that way.
+            whole = await self.complete(request)
+            if whole.text:
+                yield TextChunk(whole.text)
+            yield whole
+            return
+        yield _unique_call_ids(assembler.response(), request)
 
     def request_body(self, request: ModelRequest, *, stream: bool = False) -> dict[str, Any]:
         """The exact JSON sent for ``request``."""
-        body: dict[str, Any] = {"model": self.model, "messages": _messages(request)}
+        results_as_text = self._server is not None and not self._server.renders_tool_results
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": _messages(request, results_as_text=results_as_text),
+        }
         if request.tools and request.tool_choice != "none":
             body["tools"] = [_tool(spec) for spec in request.tools]
+            body["tool_choice"] = _tool_choice(request.tool_choice)
         if request.max_output_tokens is not None:
             body[self._max_tokens_field] = request.max_output_tokens
         if stream:
@@ -117,7 +173,7 @@ class OpenAIChatModel:
         return body
 
 
-def _messages(request: ModelRequest) -> list[dict[str, Any]]:
+def _messages(request: ModelRequest, *, results_as_text: bool) -> list[dict[str, Any]]:
     wire: list[dict[str, Any]] = []
     if request.system:
         wire.append({"role": "system", "content": request.system})
@@ -126,7 +182,9 @@ def _messages(request: ModelRequest) -> list[dict[str, Any]]:
             wire.append({"role": "user", "content": message.content})
         elif isinstance(message, AssistantMessage):
             wire.append(_assistant_message(message))
-        elif isinstance(message, ToolResultsMessage):
+        elif results_as_text:
+            wire.append({"role": "user", "content": results_text(message)})
+        else:
             wire.extend(
                 {"role": "tool", "tool_call_id": result.call_id, "content": result.content}
                 for result in message.results
@@ -139,9 +197,38 @@ def _assistant_message(message: AssistantMessage) -> dict[str, Any]:
         return {"role": "assistant", "content": message.text}
     return {
         "role": "assistant",
-        "content": message.text or None,
+        "content": message.text,  # a string even when empty: null breaks some servers
         "tool_calls": [_wire_tool_call(call) for call in message.tool_calls],
     }
+
+
+def _tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
+    if isinstance(choice, UseTool):
+        return {"type": "function", "function": {"name": choice.name}}
+    return choice
+
+
+def _unique_call_ids(response: ModelResponse, request: ModelRequest) -> ModelResponse:
+    """``response`` with a new id for each call whose id the conversation already used.
+
+    Some servers number calls per response ("call_0"), or repeat one id for every
+    call: the results could then not be told apart.
+    """
+    taken = {
+        call.id
+        for message in request.messages
+        if isinstance(message, AssistantMessage)
+        for call in message.tool_calls
+    }
+    calls = []
+    for call in response.tool_calls:
+        if call.id in taken:
+            call = dataclasses.replace(call, id=new_call_id())
+        taken.add(call.id)
+        calls.append(call)
+    if calls == list(response.tool_calls):
+        return response
+    return dataclasses.replace(response, tool_calls=tuple(calls))
 
 
 def _wire_tool_call(call: ToolCall) -> dict[str, Any]:
@@ -313,9 +400,11 @@ class _StreamAssembler:
     def _last_call(self) -> _PartialToolCall | None:
         return self._calls[-1] if self._calls else None
 
+    @property
+    def is_empty(self) -> bool:
+        return not self._chunks
+
     def response(self) -> ModelResponse:
-        if not self._chunks:
-            raise ModelResponseError("stream ended before any completion chunk")
         return _response(
             text="".join(self._text),
             reasoning="".join(self._reasoning),

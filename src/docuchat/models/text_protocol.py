@@ -31,11 +31,14 @@ from docuchat.models.base import (
     TextChunk,
     TokenUsage,
     ToolCall,
+    ToolResultsMessage,
     ToolSpec,
     UserMessage,
+    UseTool,
 )
 from docuchat.models.http import new_call_id
 from docuchat.models.tokens import TokenEstimator
+from docuchat.models.window import ContextWindow, context_window_of
 
 PROTOCOL_ERROR = "protocol_error"
 
@@ -163,6 +166,10 @@ def plain_request(request: ModelRequest) -> ModelRequest:
     else:
         tools = render_tools(request.tools)
         instructions = f"## Tools\nYou can call these tools:\n{tools}\n\n{_REPLY_FORMAT}"
+        if isinstance(request.tool_choice, UseTool):
+            instructions += (
+                f"\n\nNow call the tool {request.tool_choice.name}: reply with TOOL_CALL."
+            )
     system = f"{request.system}\n\n{instructions}" if request.system else instructions
     messages = (_plain_message(message) for message in request.messages)
     return ModelRequest(
@@ -188,11 +195,16 @@ def _plain_message(message: Message) -> UserMessage | AssistantMessage | None:
             return None
         answer = json.dumps({"answer": message.text}, ensure_ascii=False)
         return AssistantMessage(f"FINAL {answer}")
+    return UserMessage(results_text(message))
+
+
+def results_text(message: ToolResultsMessage) -> str:
+    """Tool results as plain text, for a model that is not shown ``tool`` messages."""
     results = "\n\n".join(
         f"TOOL_RESULT {result.name}{' (error)' if result.is_error else ''}\n{result.content}"
         for result in message.results
     )
-    return UserMessage(f"Results of your tool calls:\n\n{results}")
+    return f"Results of your tool calls:\n\n{results}"
 
 
 def _merge_consecutive(messages: Sequence[Message]) -> list[Message]:
@@ -217,13 +229,16 @@ class TextProtocolModel:
         self.name = f"text:{inner.name}"
         self.token_estimator = TokenEstimator()
 
+    async def context_window(self) -> ContextWindow | None:
+        return await context_window_of(self.inner)
+
     async def complete(self, request: ModelRequest) -> ModelResponse:
         final_only = _final_only(request)
         plain = plain_request(request)
         first = await self.inner.complete(plain)
         reply = parse_reply(first.text, final_only=final_only)
         if reply is not None:
-            return _response(reply, first, first.usage)
+            return _response(reply, first, first.usage, requests=1)
         reminder = UserMessage(_FINAL_REMINDER if final_only else _TOOLS_REMINDER)
         retry = ModelRequest(
             system=plain.system,
@@ -234,9 +249,13 @@ class TextProtocolModel:
         usage = _total_usage(first.usage, second.usage)
         reply = parse_reply(second.text, final_only=final_only)
         if reply is not None:
-            return _response(reply, second, usage)
+            return _response(reply, second, usage, requests=2)
         return ModelResponse(
-            text=second.text, usage=usage, finish_reason=PROTOCOL_ERROR, model=second.model
+            text=second.text,
+            usage=usage,
+            finish_reason=PROTOCOL_ERROR,
+            model=second.model,
+            requests=2,
         )
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
@@ -247,13 +266,19 @@ class TextProtocolModel:
         yield response
 
 
-def _response(reply: ProtocolReply, raw: ModelResponse, usage: TokenUsage | None) -> ModelResponse:
+def _response(
+    reply: ProtocolReply, raw: ModelResponse, usage: TokenUsage | None, *, requests: int
+) -> ModelResponse:
     if reply.calls:
         calls = tuple(
             ToolCall(id=new_call_id(), name=call.tool, arguments=call.input) for call in reply.calls
         )
         return ModelResponse(
-            tool_calls=calls, usage=usage, finish_reason="tool_calls", model=raw.model
+            tool_calls=calls,
+            usage=usage,
+            finish_reason="tool_calls",
+            model=raw.model,
+            requests=requests,
         )
     return ModelResponse(
         text=reply.answer or "",
@@ -261,6 +286,7 @@ def _response(reply: ProtocolReply, raw: ModelResponse, usage: TokenUsage | None
         finish_reason="stop",
         model=raw.model,
         extra={"citations": list(reply.citations)},
+        requests=requests,
     )
 
 
@@ -278,4 +304,5 @@ __all__ = [
     "parse_reply",
     "plain_request",
     "render_call",
+    "results_text",
 ]

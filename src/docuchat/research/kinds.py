@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from docuchat.research.words import MONTHS, NUMBER_WORDS, fold, stem
+from docuchat.research.text import fold
+from docuchat.research.words import MONTHS, NUMBER_WORDS, stem
 
 Kind = Literal[
     "date",
@@ -42,6 +43,7 @@ _UNITS = r"(?:second|minute|hour|day|week|fortnight|month|quarter|year)s?"
 # Month names capitalised, as dates write them ("may" is a verb, "May" a month).
 _MONTH = "|".join(m.capitalize() for m in sorted(MONTHS))
 _SCALE = r"(?:\s?(?:m|bn|k|million|billion|thousand)\b)?"
+_CLOCK = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 _FINDERS: dict[str, re.Pattern[str]] = {
     "money": re.compile(
         # a share of an amount is an amount: "6% of salary"
@@ -58,7 +60,10 @@ _FINDERS: dict[str, re.Pattern[str]] = {
     ),
     "time": re.compile(
         r"\b\d{1,2}[:.]\d{2}\b(?:\s?(?:a\.m\.|p\.m\.|am|pm|gmt|utc|bst|cet))?"
-        r"|\b\d{1,2}\s?(?:a\.m\.|p\.m\.|am|pm)(?!\w)|\b(?:midnight|noon|midday)\b",
+        r"|\b\d{1,2}\s?(?:a\.m\.|p\.m\.|am|pm)(?!\w)|\b(?:midnight|noon|midday)\b"
+        # in words: "half past eight", "a quarter to nine", "six o'clock", "six in the evening"
+        rf"|\b(?:half|(?:a )?quarter) (?:past|to) {_CLOCK}\b|\b{_CLOCK} o['’]clock\b"
+        rf"|\b{_CLOCK} in the (?:morning|afternoon|evening)\b",
         re.IGNORECASE,
     ),
     "date": re.compile(

@@ -18,6 +18,15 @@ Rules:
 7. Be concise: one or two sentences, unless the question asks for more.
 """
 
+OTHER_TOOLS_NOTE = """
+Other tools may be offered too: use one only when the question needs what it does. Cite only
+passages opened from the documents; say which tool anything else came from.
+"""
+
 PIPELINE_PROMPT = """\
 Answer the question using only the passages opened above, citing each claim with its number
 like [1]. If they do not contain the answer, say "The documents do not say ..."."""
+
+SEARCH_FIRST_PROMPT = """\
+You answered without searching the documents. Search them first with search_docs, open the
+passages that answer the question, and answer only from those, citing them like [1]."""

@@ -31,8 +31,8 @@ from docuchat.research.kinds import (
     asked_for,
     expected_kind,
 )
-from docuchat.research.tools import KEEP_OPENED
-from docuchat.research.words import MONTHS, PRONOUNS, fold, is_key, numbers, stem, words
+from docuchat.research.text import fold, numbers
+from docuchat.research.words import MONTHS, PRONOUNS, is_key, stem, words
 
 BORROWED = 0.5
 """The weight of a term taken from another clause or the previous question."""
@@ -151,11 +151,11 @@ def earlier_questions(history: Sequence[Message]) -> list[str]:
     return [m.content for m in history if isinstance(m, UserMessage) and m.origin == "user"]
 
 
-def tool_budget(asked: Asked, default: int) -> int:
+def tool_budget(asked: Asked, default: int, kept_open: int = 3) -> int:
     """The tool calls a question needs: ``default``, or for a comparison a search and an
-    opened passage per subject (three at most: the runtime keeps three opened passages in
-    full)."""
-    return max(default, 2 * min(len(asked.subjects), KEEP_OPENED))
+    opened passage per subject (at most ``kept_open`` subjects: the passages the runtime
+    keeps in full)."""
+    return max(default, 2 * min(len(asked.subjects), kept_open))
 
 
 def analyse(question: str, earlier: Sequence[str] = ()) -> Asked:

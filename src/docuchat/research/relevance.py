@@ -28,12 +28,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from docuchat.research.citations import best_quote, cited_claims
+from docuchat.research.citations import assess, cited_claims
 from docuchat.research.kinds import VALUE_NOUNS, Found, Kind, find
 from docuchat.research.questions import Asked, Part, meant
 from docuchat.research.sentences import Passage, Sentence, sentences, stating
 from docuchat.research.similarity import SentenceSimilarity
-from docuchat.research.words import numbered_words, stem
+from docuchat.research.text import numbered_words
+from docuchat.research.words import stem
 from docuchat.store.base import ChunkRecord
 
 
@@ -313,7 +314,7 @@ def assess_answer(
     limits: Thresholds = THRESHOLDS,
 ) -> AnswerRelevance:
     """Each sentence of ``answer`` that cites a passage, against each part of the question:
-    the passage sentence it quotes (``citations.best_quote``) judged in its passage.
+    the passage sentence it quotes (``citations.assess``) judged in its passage.
     ``verified``: whether each citation number is verified; ``passages``: every passage the
     run opened, by citation number."""
     read = {n: _by_id(sentences([_passage(n, c)])) for n, c in passages.items()}
@@ -323,8 +324,8 @@ def assess_answer(
         for n in numbers:
             if n not in passages:
                 continue
-            start, end, _ = best_quote(claim, passages[n])
-            sentence = _sentence_of(passages[n].text[start:end], read[n])
+            quoted = assess(claim, passages[n].text)
+            sentence = _sentence_of(passages[n].text[quoted.start : quoted.end], read[n])
             if sentence is not None:
                 citations[n] = judging.cited(n, sentence, read[n], citations.get(n))
     parts = []

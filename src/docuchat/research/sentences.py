@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from docuchat.research.text import sentence_spans
-from docuchat.research.words import content, numbers, stem, words
+from docuchat.research.text import numbers, sentence_spans
+from docuchat.research.words import content, stem, words
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
+from functools import lru_cache
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 # A sentence ends at . ! ? (plus closing quotes/brackets and citation markers) followed by space.
@@ -27,10 +29,20 @@ STOPWORDS = frozenset(
 )
 
 
+NEGATIONS = frozenset("not no never none nothing neither nor without cannot".split())
+WEAK_NEGATION = re.compile(r"\b(or not|may or may not)\b")
+# Numbers whole ("8.7", "200,000"; a decade, "1980s", is not the year 1980), other words as
+# _WORD has them.
+_NUMBER = r"\d+0s\b|\d+(?:[.,]\d+)*"
+_NUMBERED_WORD = re.compile(rf"{_NUMBER}|[^\W\d_]+(?:['’][^\W_]+)*")
+_NUMBER_ONLY = re.compile(_NUMBER)
+
+
 def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A deliberately light suffix stripper: enough to match plural and tense variants."""
     for suffix, keep in (
@@ -49,6 +61,37 @@ def stem(word: str) -> str:
 def content_terms(text: str) -> list[str]:
     """Stemmed words that carry meaning (stopwords dropped), in order."""
     return [stem(w) for w in words(text) if w not in STOPWORDS]
+
+
+def fold(text: str) -> str:
+    """Without accents, so that "Hervé" matches "Herve"."""
+    if text.isascii():  # nothing to decompose: the common case, at no cost
+        return text
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def negated(text: str) -> bool:
+    """The text says "not", "never", "no" ... ("whether or not" does not count)."""
+    found = words(WEAK_NEGATION.sub(" ", text.lower()))
+    return any(w in NEGATIONS or w.endswith("n't") for w in found)
+
+
+def numbered_words(text: str) -> list[str]:
+    """Lower-cased words with every number whole and without thousands separators
+    ("200,000 people" -> "200000", "people"; "magnitude 8.7" -> "magnitude", "8.7")."""
+    found = _NUMBERED_WORD.findall(fold(text).lower())
+    return [w.replace(",", "") if _NUMBER_ONLY.fullmatch(w) else w for w in found]
+
+
+def numbers(text: str) -> frozenset[str]:
+    """The numbers of the text, whole and without thousands separators."""
+    return frozenset(w for w in numbered_words(text) if is_number(w))
+
+
+def is_number(word: str) -> bool:
+    """A number (or a decade) as ``numbered_words`` has it."""
+    return bool(_NUMBER_ONLY.fullmatch(word))
 
 
 def sentence_spans(text: str) -> Iterator[tuple[int, int]]:

@@ -1,14 +1,19 @@
 """The research agent's tools, bound to one asking user and one run.
 
 ``search_docs`` returns metadata only (ids, title, page, a short snippet,
-score), never full text. ``open_citation`` returns a passage's text capped at
-1,500 characters, and numbers it for citing, after checking that it belongs to
-the asker: a foreign or unknown id gets the same error, with no hint of
-whether it exists. Only the last three opened passages stay in full in the
-prompt (older ones become stubs).
+score), never full text. ``open_citation`` returns a passage's text, capped,
+and numbers it for citing, after checking that it belongs to the asker: a
+foreign or unknown id gets the same error, with no hint of whether it exists.
+Only the last few opened passages stay in full in the prompt (older ones
+become stubs). How many results, how many characters and how many passages
+stay open is the question's detail level (:mod:`docuchat.research.detail`;
+standard: 8 results, 1,500 characters, 3 passages).
 
 The opt-in richer set (seed 002) adds ``read_document`` (a document's text
-around a focus query) and ``get_document_summary``.
+around a focus query), ``read_multiple_documents`` (several at once) and
+``get_document_summary``. A new tool is one definition here and its place in a
+tool set: it returns a typed value (``for_model()``, ``summary()``) and says
+how it is presented (``action``, ``describe``).
 
 Each tool returns a typed value (``SearchResults``, ``OpenedPassage``,
 ``DocumentOverview``) that says how it is shown to the model and to people;
@@ -18,21 +23,24 @@ the live view, the server's steps and the offline model read these values.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from docuchat.agent import RunContext, Tool, tool
 from docuchat.errors import NotFound
-from docuchat.research.citations import CitationRegistry
-from docuchat.search.hybrid import HybridSearcher, SearchResult
+from docuchat.research.citations import CitationRegistry, passage_label
+from docuchat.research.detail import DETAILS, Detail
+from docuchat.search.hybrid import HybridSearcher, RankedChunk, SearchResult
 from docuchat.store.base import ChunkRecord, DocumentFilter
 
-OPEN_CAP = 1500
-READ_CAP = 3000
 SNIPPET_CHARS = 240
-KEEP_OPENED = 3
+STANDARD = DETAILS["standard"]
+QUERY_CHARS = 300
 
 
 class PassageUnavailable(Exception):
@@ -89,21 +97,56 @@ class OpenedPassage:
     title: str
     page: int | None
     text: str
+    location: str = ""
+    """Where the passage starts, as citations write it: "page 2", "slide 4",
+    "Budget 2026!A2:C2", a section's heading."""
+
+    @property
+    def where(self) -> str:
+        return self.location or f"page {self.page}"
+
+    def for_model(self) -> str:
+        return _json(self.as_dict())
+
+    def summary(self) -> str:
+        return f"Read [{self.citation}] {self.title}, {self.where}"
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "citation": self.citation,
+            "docId": self.doc_id,
+            "chunkId": self.chunk_id,
+            "title": self.title,
+            "page": self.page,
+            "location": self.where,
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentsRead:
+    """What ``read_multiple_documents`` returns: a numbered passage per document read."""
+
+    passages: tuple[OpenedPassage, ...]
+    unavailable: tuple[str, ...]
+    """Ids the asker has no readable document under (unknown, someone else's, no match)."""
+    not_read: tuple[str, ...]
+    """Ids past the detail level's documents per call."""
 
     def for_model(self) -> str:
         return _json(
             {
-                "citation": self.citation,
-                "docId": self.doc_id,
-                "chunkId": self.chunk_id,
-                "title": self.title,
-                "page": self.page,
-                "text": self.text,
+                "passages": [p.as_dict() for p in self.passages],
+                "unavailable": list(self.unavailable),
+                "not_read": list(self.not_read),
             }
         )
 
     def summary(self) -> str:
-        return f"Read [{self.citation}] {self.title}, page {self.page}"
+        titles = ", ".join(f"[{p.citation}] {p.title}" for p in self.passages)
+        read = f"Read {_count(len(self.passages), 'document')}" + (f": {titles}" if titles else "")
+        skipped = len(self.unavailable) + len(self.not_read)
+        return read + (f"; {skipped} not read" if skipped else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +185,7 @@ class ResearchSession:
 
     searcher: HybridSearcher
     owner: str
-    k: int = 8
+    detail: Detail = STANDARD
     where: DocumentFilter | None = None
     registry: CitationRegistry = field(default_factory=CitationRegistry)
     searches: list[str] = field(default_factory=list)
@@ -151,29 +194,49 @@ class ResearchSession:
 
     def search(self, query: str) -> SearchResults:
         self.searches.append(query)
-        results = self.searcher.search(self.owner, query, k=self.k, where=self.where)
+        results = self.searcher.search(
+            self.owner, query, k=self.detail.search_results, where=self.where
+        )
         found = SearchResults(query, tuple(_hit(r) for r in results))
         self.titles.update((h.doc_id, h.title) for h in found.hits)
         return found
 
     def open(self, doc_id: str, chunk_id: str) -> OpenedPassage:
         chunk = self._owned_chunk(doc_id, chunk_id)
-        return _passage(self.registry.number(chunk), chunk, chunk.text[:OPEN_CAP])
+        return _passage(self.registry.number(chunk), chunk, chunk.text[: self.detail.passage_chars])
 
     def title_of(self, doc_id: object) -> str:
         return self.titles.get(str(doc_id), "a document")
 
-    def read(self, doc_id: str, focus_query: str) -> OpenedPassage:
+    def read(self, doc_id: str, focus_query: str, chars: int | None = None) -> OpenedPassage:
         store = self.searcher.store
         doc = store.get_document(self.owner, doc_id)  # NotFound for foreign ids
         where = DocumentFilter(doc_ids=frozenset({doc_id}))
-        query = focus_query.strip() or doc.title
-        ranked = self.searcher.rank(self.owner, query, k=1, where=where, mode="bm25")
+
+        def best(query: str) -> list[RankedChunk]:
+            return self.searcher.rank(self.owner, query, k=1, where=where, mode="bm25")
+
+        # A focus the document lacks reads it from the passage its title matches best.
+        ranked = best(focus_query.strip() or doc.title) or best(doc.title)
         if not ranked:
             raise PassageUnavailable("nothing in that document matches; try another focus_query")
         chunk = store.get_chunk(self.owner, ranked[0].chunk_id)
-        text = store.document_text(self.owner, doc_id, chunk.start, chunk.start + READ_CAP)
+        end = chunk.start + (chars or self.detail.read_chars)
+        text = store.document_text(self.owner, doc_id, chunk.start, end)
         return _passage(self.registry.number(chunk), chunk, text)
+
+    def read_many(self, doc_ids: list[str], focus_query: str) -> DocumentsRead:
+        wanted = list(dict.fromkeys(doc_ids))
+        cap = self.detail.documents_per_read
+        taken, not_read = wanted[:cap], wanted[cap:]
+        chars = max(self.detail.passage_chars, self.detail.read_chars // max(1, len(taken)))
+        passages, unavailable = [], []
+        for doc_id in taken:
+            try:
+                passages.append(self.read(doc_id, focus_query, chars))
+            except (NotFound, PassageUnavailable):
+                unavailable.append(doc_id)
+        return DocumentsRead(tuple(passages), tuple(unavailable), tuple(not_read))
 
     def summary(self, doc_id: str) -> DocumentOverview:
         store = self.searcher.store
@@ -216,12 +279,23 @@ def _reading(arguments: Mapping[str, Any], ctx: Context) -> str:
     return f"Reading {ctx.deps.title_of(arguments.get('docId'))}"
 
 
+def _reading_several(arguments: Mapping[str, Any], ctx: Context) -> str:
+    ids = arguments.get("docIds") or []
+    titles = [ctx.deps.title_of(doc_id) for doc_id in ids] if isinstance(ids, list) else []
+    return "Reading " + (", ".join(titles) if titles else "documents")
+
+
 def _summarising(arguments: Mapping[str, Any], ctx: Context) -> str:
     return f"Summarising {ctx.deps.title_of(arguments.get('docId'))}"
 
 
+# Bounds in the schema: a server that decodes under a grammar (llama.cpp) keeps to them, where
+# a small model would otherwise search for "" or write until its answer cap cut the JSON short.
+SearchQuery = Annotated[str, Field(min_length=1, max_length=QUERY_CHARS)]
+
+
 @tool(name="search_docs", action="searching", describe=_searching)
-async def search_docs(ctx: Context, query: str) -> SearchResults:
+async def search_docs(ctx: Context, query: SearchQuery) -> SearchResults:
     """Search the user's documents. Returns, per matching passage: docId, chunkId, title,
     page, a short snippet and a score; never the full text. Open a passage with
     open_citation to read it and to be able to cite it."""
@@ -235,18 +309,38 @@ async def search_docs(ctx: Context, query: str) -> SearchResults:
 
 # Opening tools are coroutines that never await: concurrent calls of one response then run
 # in call order on the event loop, so citation numbers follow the model's call order.
-@tool(name="open_citation", action="reading", describe=_reading_passage, keep_last=KEEP_OPENED)
+@tool(
+    name="open_citation",
+    action="reading",
+    describe=_reading_passage,
+    keep_last=STANDARD.keep_open,
+)
 async def open_citation(ctx: Context, docId: str, chunkId: str) -> OpenedPassage:
-    """Open one passage found by search_docs and read its text (up to 1,500 characters).
+    """Open one passage found by search_docs and read its text.
     The result carries a citation number N: cite the passage as [N] in your answer."""
     return ctx.deps.open(docId, chunkId)
 
 
-@tool(name="read_document", action="reading", describe=_reading, keep_last=KEEP_OPENED)
+@tool(name="read_document", action="reading", describe=_reading, keep_last=STANDARD.keep_open)
 async def read_document(ctx: Context, docId: str, focus_query: str = "") -> OpenedPassage:
     """Read a document's text from the passage that best matches focus_query (default:
-    the document's title), up to 3,000 characters. Cite it with the returned number [N]."""
+    the document's title), a few thousand characters. Cite it with the returned number [N]."""
     return ctx.deps.read(docId, focus_query)
+
+
+@tool(
+    name="read_multiple_documents",
+    action="reading",
+    describe=_reading_several,
+    keep_last=STANDARD.keep_open,
+)
+async def read_multiple_documents(
+    ctx: Context, docIds: list[str], focus_query: str = ""
+) -> DocumentsRead:
+    """Read several documents at once (ids from search_docs), each from the passage that
+    best matches focus_query. Each passage read gets its own number [N] to cite; ids that
+    could not be read are listed."""
+    return ctx.deps.read_many(docIds, focus_query)
 
 
 @tool(name="get_document_summary", action="summarising", describe=_summarising)
@@ -256,7 +350,21 @@ def get_document_summary(ctx: Context, docId: str) -> DocumentOverview:
 
 
 BASIC_TOOLS: tuple[Tool, ...] = (search_docs, open_citation)
-RICH_TOOLS: tuple[Tool, ...] = (*BASIC_TOOLS, read_document, get_document_summary)
+RICH_TOOLS: tuple[Tool, ...] = (
+    *BASIC_TOOLS,
+    read_document,
+    read_multiple_documents,
+    get_document_summary,
+)
+
+
+def tools_for(tools: tuple[Tool, ...], detail: Detail) -> tuple[Tool, ...]:
+    """The tools with the detail level's count of passages kept open (on every tool whose
+    older results become stubs)."""
+    return tuple(
+        t if t.keep_last is None else dataclasses.replace(t, keep_last=detail.keep_open)
+        for t in tools
+    )
 
 
 def _hit(result: SearchResult) -> Hit:
@@ -269,7 +377,9 @@ def _hit(result: SearchResult) -> Hit:
 
 
 def _passage(n: int, chunk: ChunkRecord, text: str) -> OpenedPassage:
-    return OpenedPassage(n, chunk.doc_id, chunk.id, chunk.title, chunk.page, text)
+    return OpenedPassage(
+        n, chunk.doc_id, chunk.id, chunk.title, chunk.page, text, passage_label(chunk)
+    )
 
 
 def _count(n: int, noun: str) -> str:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
 
-from docuchat.research.text import STOPWORDS
+from docuchat.research.text import STOPWORDS, fold
 from docuchat.research.text import stem as research_stem
 from docuchat.research.text import words as plain_words
 
@@ -32,11 +31,6 @@ FRAMING = frozenset(
 PRONOUNS = frozenset("it its they them their he him his she her this that these those".split())
 
 TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-# Numbers whole ("8.7", "200,000"; a decade, "1980s", is not the year 1980), other words as
-# TOKEN has them.
-_NUMBER = r"\d+0s\b|\d+(?:[.,]\d+)*"
-_NUMBERED_TOKEN = re.compile(rf"{_NUMBER}|[^\W\d_]+(?:['’][^\W_]+)*")
-_NUMBER_ONLY = re.compile(_NUMBER)
 _POSSESSIVE = re.compile(r"['’]s?$")
 # (ending, the shortest root left, what replaces it): "payment" -> "pay", "termination" ->
 # "terminat" (as "terminate" stems), "payable" -> "pay".
@@ -56,12 +50,6 @@ def stem(word: str) -> str:
             found = root + keep
             break
     return found[:-1] if found.endswith("e") and len(found) > 3 else found
-
-
-def fold(text: str) -> str:
-    """Without accents, so that "Hervé" matches "Herve"."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def bare(token: str) -> str:
@@ -86,17 +74,6 @@ def stems(text: str) -> set[str]:
 def is_key(word: str) -> bool:
     """A word that says what a question is about."""
     return word not in STOPWORDS and word not in FRAMING and len(word) > 1
-
-
-def numbered_words(text: str) -> list[str]:
-    """Lower-cased words with every number whole and without thousands separators
-    ("200,000 people" -> "200000", "people"; "magnitude 8.7" -> "magnitude", "8.7")."""
-    found = _NUMBERED_TOKEN.findall(fold(text).lower())
-    return [w.replace(",", "") if _NUMBER_ONLY.fullmatch(w) else w for w in found]
-
-
-def numbers(text: str) -> frozenset[str]:
-    return frozenset(w for w in numbered_words(text) if _NUMBER_ONLY.fullmatch(w))
 
 
 def capitalised(text: str) -> list[str]:

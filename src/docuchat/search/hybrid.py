@@ -133,7 +133,7 @@ class HybridSearcher:
     ) -> list[RankedChunk]:
         """The best ``k`` chunk ids with their fused score and per-method ranks.
 
-        ``query_vector`` skips embedding the query (it must come from this
+        ``query_vector`` skips embedding the query (it must be in the space of this
         searcher's embedder).
         """
         if mode not in MODES:
@@ -177,7 +177,7 @@ class HybridSearcher:
         vector = self.embedder.embed([query])[0] if query_vector is None else query_vector
         return self.store.search_vectors(
             owner,
-            self.embedder.name,
+            self.embedder.space,
             vector,
             k=depth,
             where=where,

@@ -8,13 +8,20 @@ happen, in the field that chat front ends show as the model's thinking.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from docuchat.server.schemas import CitationPublic, Mode
+from docuchat.server.schemas import QUESTION_MAX_CHARS, CitationPublic, Mode, ResearchRequest
 
 MODELS: dict[str, Mode] = {"docuchat": "agent", "docuchat-pipeline": "pipeline"}
+
+# The limits of /api/ask, where they apply: the question is the last message. Earlier
+# messages are the conversation a client keeps; the model sees its last turns, as with
+# /api/ask's saved conversations.
+MESSAGES_MAX = 100
+MESSAGE_MAX_CHARS = 32_000
+CONVERSATION_MAX_CHARS = 200_000
 
 
 class ContentPart(BaseModel):
@@ -36,6 +43,14 @@ class ChatMessage(BaseModel):
             return "".join(p.text or "" for p in self.content if p.type == "text")
         return self.content or ""
 
+    @model_validator(mode="after")
+    def _bounded(self) -> Self:
+        if len(self.text) > MESSAGE_MAX_CHARS:
+            raise ValueError(
+                f"a message of {len(self.text):,} characters, more than {MESSAGE_MAX_CHARS:,}"
+            )
+        return self
+
 
 class StreamOptions(BaseModel):
     model_config = ConfigDict(extra="allow")
@@ -49,11 +64,34 @@ class ChatCompletionRequest(BaseModel):
     model: str = Field(description="docuchat (the agent) or docuchat-pipeline")
     messages: list[ChatMessage] = Field(
         min_length=1,
-        description="The last message is the question (from the user); earlier user and "
-        "assistant messages are the conversation so far.",
+        max_length=MESSAGES_MAX,
+        description="The last message is the question (from the user, at most "
+        f"{QUESTION_MAX_CHARS:,} characters); earlier user and assistant messages are the "
+        f"conversation so far (at most {MESSAGE_MAX_CHARS:,} characters each, "
+        f"{CONVERSATION_MAX_CHARS:,} in all).",
     )
     stream: bool = False
     stream_options: StreamOptions | None = None
+    research: ResearchRequest | None = Field(
+        default=None,
+        description="docuchat's own: how to research the question (detail, tools, limits); "
+        "OpenAI clients send it in extra_body",
+    )
+
+    @model_validator(mode="after")
+    def _bounded(self) -> Self:
+        question = len(self.messages[-1].text)
+        if question > QUESTION_MAX_CHARS:
+            raise ValueError(
+                f"the question (the last message) has {question:,} characters, "
+                f"more than {QUESTION_MAX_CHARS:,}"
+            )
+        total = sum(len(m.text) for m in self.messages)
+        if total > CONVERSATION_MAX_CHARS:
+            raise ValueError(
+                f"the messages hold {total:,} characters, more than {CONVERSATION_MAX_CHARS:,}"
+            )
+        return self
 
 
 class CompletionUsage(BaseModel):

@@ -4,14 +4,16 @@ A run's task streams the research agent's events into a queue that the HTTP
 response reads. The run does not depend on the response: when the client goes
 away (or asks to cancel) the run's ``Cancellation`` stops it, which also
 aborts the model request in flight, and the run still ends in order (its turn
-is saved with the outcome ``cancelled``).
+is saved with the outcome ``cancelled``). A run id starts with its process's
+id, so that a cancel request reaching another process of the deployment finds
+its way here (``server/cancel.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
+import secrets
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -21,7 +23,6 @@ from fastapi.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from docuchat.agent import Cancellation, Event
-from docuchat.errors import NotFound
 from docuchat.models.base import Message
 from docuchat.research import Answer, AnswerReady, ResearchAgent
 from docuchat.server.stream import DONE
@@ -42,8 +43,8 @@ RunItem = Event | AnswerReady | RunCrashed
 
 
 class ActiveRun:
-    def __init__(self, owner: str, conversation_id: str | None) -> None:
-        self.id = uuid.uuid4().hex[:16]
+    def __init__(self, run_id: str, owner: str, conversation_id: str | None) -> None:
+        self.id = run_id
         self.owner = owner
         self.conversation_id = conversation_id
         self.cancel = Cancellation()
@@ -69,10 +70,21 @@ class ActiveRun:
 
     async def texts(self, render: Callable[[RunItem], str]) -> AsyncIterator[str]:
         """The run's events rendered, one text per batch; the last batch (the answer or
-        the crash) comes with ``[DONE]`` in the same text, so in one write."""
+        the crash) comes with ``[DONE]`` in the same text, so in one write.
+
+        An event that cannot be rendered (text no UTF-8 can hold, say) ends the stream in
+        order: the run is cancelled and its crash rendered instead, then ``[DONE]``.
+        """
         final = ""
         async for batch in self.batches():
-            text = "".join(render(item) for item in batch)
+            try:
+                text = "".join(render(item) for item in batch)
+            except Exception as exc:
+                log.exception("run %s: an event could not be written", self.id)
+                self.cancel.cancel("an event could not be written")
+                crash = RunCrashed(f"an event could not be written: {type(exc).__name__}")
+                yield final + render(crash) + DONE
+                return
             if any(isinstance(item, AnswerReady | RunCrashed) for item in batch):
                 final += text
             elif text:
@@ -91,9 +103,11 @@ class ActiveRun:
 
 
 class RunRegistry:
-    """The runs in flight, by id. Nothing here waits on another run: no global locks."""
+    """The runs in flight in the process ``process_id``, by id. Nothing here waits on another
+    run: no global locks."""
 
-    def __init__(self) -> None:
+    def __init__(self, process_id: str) -> None:
+        self.process_id = process_id
         self._runs: dict[str, ActiveRun] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -107,19 +121,23 @@ class RunRegistry:
         on_answer: OnAnswer | None = None,
     ) -> ActiveRun:
         """Start answering on a task of its own; ``on_answer`` runs before the answer is queued."""
-        run = ActiveRun(agent.owner, conversation_id)
+        run = ActiveRun(self.process_id + secrets.token_hex(4), agent.owner, conversation_id)
         self._runs[run.id] = run
         task = asyncio.create_task(self._produce(run, agent, question, history, on_answer))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return run
 
-    def cancel(self, owner: str, run_id: str, reason: str) -> None:
-        """Cancel one of the owner's runs in flight; ``NotFound`` for any other id."""
+    def cancel(self, owner: str, run_id: str, reason: str) -> bool:
+        """Cancel one of the owner's runs in flight here; False for any other id.
+
+        From any thread: one read of the dict, and ``Cancellation`` is thread safe.
+        """
         run = self._runs.get(run_id)
         if run is None or run.owner != owner:
-            raise NotFound(f"no run {run_id!r} in flight")
+            return False
         run.cancel.cancel(reason)
+        return True
 
     async def shutdown(self) -> None:
         """Cancel every run and wait until each has ended."""

@@ -10,27 +10,68 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, Field
 
+from docuchat.agent.events import Action
+from docuchat.config import DetailLevel, ToolSet
 from docuchat.research import Answer, Presentation
+from docuchat.research.detail import QuestionLimits
 from docuchat.store import AddStatus, ChunkRecord, DocumentRecord
-from docuchat.store.accounts import (
-    Conversation,
-    ConversationSummary,
-    JobStatus,
-    Turn,
-    UploadJob,
-    User,
-)
+from docuchat.store.accounts import Conversation, ConversationSummary, Turn, TurnStep, User
+from docuchat.store.coordination import JobStatus, QueueStats, UploadJob
 
 Mode = Literal["agent", "pipeline"]
+ToolStatus = Literal["running", "complete", "error"]
+
+QUESTION_MAX_CHARS = 8000
+"""The longest question on every entry point: ``/api/ask`` and the last message to ``/v1``."""
 
 
 class ErrorResponse(BaseModel):
     detail: str
 
 
+class QueueHealth(BaseModel):
+    reachable: bool
+    """Whether the upload queue (a table of the database) answered."""
+    queued: int | None = None
+    running: int | None = None
+    ingesting_processes: int | None = None
+    """Live processes of the deployment that take upload jobs (servers and workers)."""
+    ingests_here: bool
+    """Whether this process takes upload jobs."""
+
+
 class Health(BaseModel):
-    status: Literal["ok"] = "ok"
+    status: Literal["ok", "unavailable"]
+    """``unavailable`` (HTTP 503) when the database does not answer."""
     version: str
+    pid: int
+    """The operating system's id of the process that answered."""
+    process: str
+    """Its id among the deployment's processes (the start of its run ids)."""
+    processes: int | None
+    """Live processes of the deployment."""
+    database: bool
+    """Whether the database answered."""
+    queue: QueueHealth
+
+    @classmethod
+    def of(
+        cls, stats: QueueStats | None, *, version: str, pid: int, process: str, ingests: bool
+    ) -> Health:
+        """From the queue's statistics, or None if the database did not answer."""
+        queue = QueueHealth(reachable=stats is not None, ingests_here=ingests)
+        if stats is not None:
+            queue.queued, queue.running = stats.queued, stats.running
+            queue.ingesting_processes = stats.ingesting
+        return cls(
+            status="ok" if stats is not None else "unavailable",
+            version=version,
+            pid=pid,
+            process=process,
+            processes=None if stats is None else stats.processes,
+            database=stats is not None,
+            queue=queue,
+        )
 
 
 class UserPublic(BaseModel):
@@ -71,10 +112,19 @@ class DocumentList(BaseModel):
     documents: list[DocumentPublic]
 
 
+class JobSkipped(BaseModel):
+    file: str
+    reason: str
+    message: str
+
+
 class UploadAccepted(BaseModel):
     job_id: str
     status: JobStatus
     files: list[str]
+    rejected: list[JobSkipped] = Field(
+        default_factory=list, description="Files refused by type or size, with the reason"
+    )
 
 
 class JobDocument(BaseModel):
@@ -83,12 +133,6 @@ class JobDocument(BaseModel):
     status: AddStatus
     pages: int
     chunks: int
-
-
-class JobSkipped(BaseModel):
-    file: str
-    reason: str
-    message: str
 
 
 class JobPublic(BaseModel):
@@ -164,12 +208,34 @@ class AddressingPublic(BaseModel):
     reasons: list[str] = Field(description="Why it addresses the part or not, in words")
 
 
+class LocationPublic(BaseModel):
+    """Where a quote stands: a page with its boxes, a slide, sheet cells or a section."""
+
+    page: int | None = None
+    boxes: list[tuple[float, float, float, float]] | None = Field(
+        default=None,
+        description="The quote's own characters on the page, one box per line: [x0, y0, x1, y1]"
+        " as fractions of the page's width and height, origin top-left",
+    )
+    slide: int | None = None
+    sheet: str | None = None
+    cells: str | None = Field(default=None, description='A range such as "A2:C2"')
+    rows: tuple[int, int] | None = None
+    columns: tuple[int, int] | None = None
+    section: str | None = None
+
+
 class CitationPublic(BaseModel):
     n: int
     title: str
     doc_id: str
     chunk_id: str
-    page: int
+    page: int = Field(description="The page where the quote starts")
+    page_end: int | None = Field(default=None, description="The page where the quote ends")
+    label: str = Field(
+        default="", description='Where to look: "page 2", "pages 2-3", "slide 4", "Sheet!A2:C2"'
+    )
+    locations: list[LocationPublic] = Field(default_factory=list)
     span: tuple[int, int] = Field(description="The quote's [start, end) in the document's text")
     quote: str
     verified: bool = Field(description="The passage supports the sentence citing it")
@@ -204,20 +270,66 @@ class RelevancePublic(BaseModel):
     parts: list[PartPublic]
 
 
+class ClaimPublic(BaseModel):
+    text: str = Field(description="A sentence of the answer, without its markers")
+    citations: list[CitationPublic] = Field(
+        description="Each passage the sentence cites, checked against this sentence: "
+        "`verified` when the passage supports it"
+    )
+
+
+class ResearchRequest(BaseModel):
+    """How to research one question; what is left out is the server's ``[research]``
+    setting. Limits are capped at the server's maxima."""
+
+    detail: DetailLevel | None = Field(
+        default=None,
+        description="brief, standard or detailed: sets the tool calls, passages per search, "
+        "characters read and passages kept open",
+    )
+    tools: ToolSet | None = Field(
+        default=None,
+        description="rich adds read_document, read_multiple_documents and get_document_summary",
+    )
+    max_tool_calls: int | None = Field(default=None, ge=1)
+    max_iterations: int | None = Field(default=None, ge=1)
+    timeout: float | None = Field(
+        default=None,
+        gt=0,
+        description="Seconds the question may take: research, forced synthesis and the "
+        "pipeline fallback together",
+    )
+
+    @property
+    def limits(self) -> QuestionLimits:
+        return QuestionLimits(self.max_tool_calls, self.max_iterations, self.timeout)
+
+
 class AskRequest(BaseModel):
-    question: str = Field(min_length=1, max_length=8000, pattern=r"\S")
+    question: str = Field(min_length=1, max_length=QUESTION_MAX_CHARS, pattern=r"\S")
     conversation_id: str | None = Field(
         default=None, description="Continue this conversation; null starts a new one"
     )
     mode: Mode = "agent"
     stream: bool = True
+    model: str | None = Field(
+        default=None,
+        description="A model of the server's [research] models_allowed (default: its "
+        "model); another is a 404",
+    )
+    research: ResearchRequest = Field(default_factory=ResearchRequest)
 
 
 class AskResult(BaseModel):
     run_id: str
     conversation_id: str | None
     answer: str
-    citations: list[CitationPublic]
+    citations: list[CitationPublic] = Field(
+        description="Each passage cited, once: verified when it supports every sentence citing it"
+    )
+    claims: list[ClaimPublic] = Field(
+        description="Each sentence that cites passages, in order, with its own verdicts"
+    )
     verified_citations: int
     removed_citations: list[int] = Field(description="Numbers cited but never opened: removed")
     unsupported_claims: list[str]
@@ -232,8 +344,26 @@ class AskResult(BaseModel):
     forced: bool
     fallback: bool
     fallback_reason: str
+    reminded: bool = Field(description="The model answered without searching and was reminded")
+    extractive: bool = Field(
+        description="The model failed after opening passages: the answer quotes them"
+    )
     mode: Mode
+    mode_reason: str = Field(
+        description="Why the answer came in another mode than asked (a model below "
+        "min_model_for_agent answers with the pipeline)"
+    )
+    model_error: str = Field(
+        description="The model provider's error that left the question without an answer "
+        "(an unreachable server names its URL); empty when there was none"
+    )
+    model: str
+    model_choice: str = Field(description="Why this model: what `auto` found, if it chose")
+    context_window: dict[str, Any] | None = Field(
+        description="The window the runs were held to (tokens) and where that figure comes from"
+    )
     usage: dict[str, Any]
+    total_usage: dict[str, Any] = Field(description="Every run's usage together (fallbacks too)")
 
     @classmethod
     def of(cls, answer: Answer, run_id: str, conversation_id: str | None) -> Self:
@@ -272,12 +402,52 @@ class ConversationList(BaseModel):
     conversations: list[ConversationSummaryPublic]
 
 
+class StepPublic(BaseModel):
+    """A tool step: streamed as it runs (``StepEvent``) and kept with its turn."""
+
+    step_id: str = Field(description="The tool call's id: the same for its running and end event")
+    tool_name: str
+    tool_input: dict[str, Any]
+    tool_output: str | None = Field(description="A one-line summary of the tool's output")
+    tool_status: ToolStatus
+    action_type: Action
+    message: str
+    timestamp: float = Field(description="Unix time in seconds")
+    duration_ms: float | None
+    detail: str | None = Field(description="The tool's full output")
+
+
+def finished_step(step: TurnStep) -> dict[str, Any]:
+    """The fields of a finished step, as streamed and as kept."""
+    return {
+        "step_id": step.step_id,
+        "tool_name": step.tool_name,
+        "tool_input": dict(step.tool_input),
+        "tool_output": step.summary,
+        "tool_status": step.status,
+        "action_type": step.action,
+        "message": step.message,
+        "timestamp": step.timestamp,
+        "duration_ms": step.duration_ms,
+        "detail": step.detail,
+    }
+
+
+class KeptStep(StepPublic):
+    note: str = Field(description="What the model wrote on its way, just before this step")
+
+    @classmethod
+    def of(cls, step: TurnStep) -> KeptStep:
+        return cls(**finished_step(step), note=step.note)
+
+
 class TurnPublic(BaseModel):
     question: str
     answer: str
     citations: list[CitationPublic]
     outcome: str
     created_at: str
+    steps: list[KeptStep] = Field(description="The tool steps, as they were shown")
 
     @classmethod
     def of(cls, turn: Turn) -> TurnPublic:
@@ -287,6 +457,7 @@ class TurnPublic(BaseModel):
             citations=[CitationPublic.model_validate(c) for c in turn.citations],
             outcome=turn.outcome,
             created_at=turn.created_at,
+            steps=[KeptStep.of(step) for step in turn.steps],
         )
 
 
@@ -312,9 +483,12 @@ _ERROR_DESCRIPTIONS = {
     400: "The request is not acceptable, or its body cannot be parsed (the message says why)",
     401: "Missing, malformed or unknown API key",
     404: "No such item for this key's owner (unknown and foreign ids alike)",
+    408: "The body stopped arriving (see the server's read_timeout)",
     411: "The upload did not say its length",
     413: "The upload, or one of its files, is too large",
     415: "A file type that cannot be read",
+    503: "The upload queue is full (retry after the seconds of `Retry-After`), or the"
+    " database does not answer",
 }
 
 

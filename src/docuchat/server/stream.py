@@ -14,11 +14,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field
 
 from docuchat.agent import Event, ToolCallFinished, ToolCallStarted
-from docuchat.agent.events import Action
-from docuchat.server.schemas import AskResult
-
-ActionType = Action
-ToolStatus = Literal["running", "complete", "error"]
+from docuchat.research.conversation import step_of
+from docuchat.server.schemas import AskResult, StepPublic, finished_step
 
 
 class RunEvent(BaseModel):
@@ -27,18 +24,8 @@ class RunEvent(BaseModel):
     conversation_id: str | None
 
 
-class StepEvent(BaseModel):
+class StepEvent(StepPublic):
     type: Literal["step"] = "step"
-    step_id: str = Field(description="The tool call's id: the same for its running and end event")
-    tool_name: str
-    tool_input: dict[str, Any]
-    tool_output: str | None = Field(description="A one-line summary of the tool's output")
-    tool_status: ToolStatus
-    action_type: ActionType
-    message: str
-    timestamp: float = Field(description="Unix time in seconds")
-    duration_ms: float | None
-    detail: str | None = Field(description="The tool's full output")
 
 
 class AnswerDeltaEvent(BaseModel):
@@ -134,21 +121,4 @@ def _started(event: ToolCallStarted) -> StepEvent:
 
 
 def _finished(event: ToolCallFinished) -> StepEvent:
-    if event.ok:
-        message = event.output_summary
-        if event.repeated:
-            message += " (repeated call, answered from memory)"
-    else:
-        message = f"{event.name} failed: {event.output.removeprefix('Error: ')}"
-    return StepEvent(
-        step_id=event.call_id,
-        tool_name=event.name,
-        tool_input=dict(event.input),
-        tool_output=event.output_summary,
-        tool_status="complete" if event.ok else "error",
-        action_type=event.action,
-        message=message,
-        timestamp=event.ts,
-        duration_ms=round(event.duration_ms, 1),
-        detail=event.output,
-    )
+    return StepEvent(**finished_step(step_of(event)))

@@ -1,11 +1,12 @@
-"""The server's own records: users and their API keys, conversations, upload jobs.
+"""The server's own records: users and their API keys, conversations; what an upload job is.
 
 :class:`Accounts` says nothing of SQL: :class:`SQLiteAccounts` keeps the
 records in the same SQLite file as the documents, ``PostgresAccounts``
 (``postgres_accounts``) in the same PostgreSQL database; the tables come from
-each store's migrations. As in the
-document store, every read of a conversation or a job takes the owner, and an
-id that is unknown or someone else's raises the same ``NotFound``.
+each store's migrations. As in the document store, every read of a
+conversation takes the owner, and an id that is unknown or someone else's
+raises the same ``NotFound``. Upload jobs live in the queue that the server's
+processes share (``coordination``), in the same database.
 
 An API key is ``dc_<key id>_<secret>``. Only the SHA-256 of the secret is
 stored (the secret is 256 random bits, so a plain hash is enough) and it is
@@ -21,17 +22,14 @@ import re
 import secrets
 import sqlite3
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from docuchat.corpus.ingest import IngestedFile, SkippedFile
 from docuchat.errors import AuthError, ConfigError, NotFound, StoreError
 from docuchat.store.sqlite_file import SQLiteFile
-
-JobStatus = Literal["queued", "running", "done", "failed"]
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 _KEY = re.compile(r"dc_([0-9a-f]{12})_([A-Za-z0-9_-]{43})")
@@ -45,6 +43,28 @@ class User:
     created_at: str
 
 
+StepStatus = Literal["complete", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStep:
+    """One tool step of an answered turn, kept as it was shown, to be shown again."""
+
+    step_id: str
+    tool_name: str
+    tool_input: Mapping[str, Any]
+    status: StepStatus
+    action: str
+    message: str
+    summary: str
+    detail: str
+    """The tool's full output."""
+    duration_ms: float
+    timestamp: float
+    note: str = ""
+    """What the model wrote on its way, in the response that made this call."""
+
+
 @dataclass(frozen=True, slots=True)
 class Turn:
     question: str
@@ -52,6 +72,7 @@ class Turn:
     citations: tuple[Mapping[str, Any], ...]
     outcome: str
     created_at: str = ""
+    steps: tuple[TurnStep, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,22 +93,9 @@ class Conversation:
     turns: tuple[Turn, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class UploadJob:
-    id: str
-    owner: str
-    status: JobStatus
-    files: tuple[str, ...]
-    done: int = 0
-    documents: tuple[IngestedFile, ...] = ()
-    skipped: tuple[SkippedFile, ...] = ()
-    error: str | None = None
-    created_at: str = ""
-    updated_at: str = ""
-
-
 class Accounts(Protocol):
-    """Users, keys, conversations and upload jobs for many owners in one database."""
+    """Users, keys and conversations for many owners in one database (upload jobs are the
+    queue's: ``coordination``)."""
 
     def add_user(self, name: str) -> tuple[User, str]:
         """Create a user; returns it with its first API key (the only time the key is seen)."""
@@ -114,18 +122,6 @@ class Accounts(Protocol):
     def delete_conversation(self, owner: str, conversation_id: str) -> None: ...
 
     def add_turn(self, owner: str, conversation_id: str, turn: Turn) -> None: ...
-
-    def create_job(self, owner: str, files: Sequence[str]) -> UploadJob: ...
-
-    def get_job(self, owner: str, job_id: str) -> UploadJob: ...
-
-    def save_job(self, job: UploadJob) -> None:
-        """Store a job's new status and progress."""
-        ...
-
-    def fail_unfinished_jobs(self, error: str) -> int:
-        """Mark queued and running jobs failed (their process is gone); return how many."""
-        ...
 
     def close(self) -> None: ...
 
@@ -191,7 +187,7 @@ class SQLiteAccounts:
 
     def add_user(self, name: str) -> tuple[User, str]:
         check_user_name(name)
-        user = User(id=name, name=name, created_at=_now())
+        user = User(id=name, name=name, created_at=utc_now())
         with self._write() as db:
             if db.execute("SELECT 1 FROM users WHERE id = ?", (name,)).fetchone():
                 raise StoreError(f"user {name!r} already exists")
@@ -227,7 +223,7 @@ class SQLiteAccounts:
     # -- conversations -------------------------------------------------------
 
     def create_conversation(self, owner: str, title: str) -> Conversation:
-        now = _now()
+        now = utc_now()
         conversation = Conversation(uuid.uuid4().hex[:16], title, now, now, ())
         with self._write() as db:
             db.execute(
@@ -254,9 +250,16 @@ class SQLiteAccounts:
                 "SELECT title, created_at, updated_at FROM conversations WHERE key = ?", (key,)
             ).fetchone()
             turns = tuple(
-                Turn(question, answer, tuple(json.loads(citations)), outcome, created)
-                for question, answer, citations, outcome, created in db.execute(
-                    "SELECT question, answer, citations, outcome, created_at FROM turns"
+                Turn(
+                    question,
+                    answer,
+                    tuple(json.loads(citations)),
+                    outcome,
+                    created,
+                    turn_steps(json.loads(steps)),
+                )
+                for question, answer, citations, outcome, created, steps in db.execute(
+                    "SELECT question, answer, citations, outcome, created_at, steps FROM turns"
                     " WHERE conversation_key = ? ORDER BY key",
                     (key,),
                 )
@@ -269,12 +272,12 @@ class SQLiteAccounts:
             db.execute("DELETE FROM conversations WHERE key = ?", (key,))
 
     def add_turn(self, owner: str, conversation_id: str, turn: Turn) -> None:
-        now = turn.created_at or _now()
+        now = turn.created_at or utc_now()
         with self._write() as db:
             key = _conversation_key(db, owner, conversation_id)
             db.execute(
                 "INSERT INTO turns (conversation_key, question, answer, citations, outcome,"
-                " created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                " created_at, steps) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
                     key,
                     turn.question,
@@ -282,59 +285,17 @@ class SQLiteAccounts:
                     json.dumps(list(turn.citations), ensure_ascii=False),
                     turn.outcome,
                     now,
+                    json.dumps(step_rows(turn), ensure_ascii=False),
                 ),
             )
             db.execute("UPDATE conversations SET updated_at = ? WHERE key = ?", (now, key))
-
-    # -- upload jobs ---------------------------------------------------------
-
-    def create_job(self, owner: str, files: Sequence[str]) -> UploadJob:
-        now = _now()
-        job = UploadJob(
-            uuid.uuid4().hex[:16], owner, "queued", tuple(files), created_at=now, updated_at=now
-        )
-        with self._write() as db:
-            db.execute(
-                "INSERT INTO upload_jobs (id, owner, status, files, done, documents, skipped,"
-                " error, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (job.id, owner, *_job_progress(job), now, now),
-            )
-        return job
-
-    def get_job(self, owner: str, job_id: str) -> UploadJob:
-        with self._read() as db:
-            row = db.execute(
-                "SELECT id, owner, status, files, done, documents, skipped, error, created_at,"
-                " updated_at FROM upload_jobs WHERE owner = ? AND id = ?",
-                (owner, job_id),
-            ).fetchone()
-        if row is None:
-            raise NotFound(f"no upload job {job_id!r}")
-        return upload_job(row, decode=json.loads, timestamp=str)
-
-    def save_job(self, job: UploadJob) -> None:
-        with self._write() as db:
-            db.execute(
-                "UPDATE upload_jobs SET status = ?, files = ?, done = ?, documents = ?,"
-                " skipped = ?, error = ?, updated_at = ? WHERE id = ? AND owner = ?",
-                (*_job_progress(job), _now(), job.id, job.owner),
-            )
-
-    def fail_unfinished_jobs(self, error: str) -> int:
-        with self._write() as db:
-            cursor = db.execute(
-                "UPDATE upload_jobs SET status = 'failed', error = ?, updated_at = ?"
-                " WHERE status IN ('queued', 'running')",
-                (error, _now()),
-            )
-            return cursor.rowcount
 
 
 def _insert_key(db: sqlite3.Connection, user_id: str) -> str:
     key_id, secret_sha256, key = new_api_key()
     db.execute(
         "INSERT INTO api_keys (key_id, user_id, secret_sha256, created_at) VALUES (?, ?, ?, ?)",
-        (key_id, user_id, secret_sha256, _now()),
+        (key_id, user_id, secret_sha256, utc_now()),
     )
     return key
 
@@ -348,48 +309,22 @@ def _conversation_key(db: sqlite3.Connection, owner: str, conversation_id: str) 
     return int(row[0])
 
 
-def upload_job(
-    row: Sequence[Any], *, decode: Callable[[Any], Any], timestamp: Callable[[Any], str]
-) -> UploadJob:
-    """A job from its columns, ``id`` to ``updated_at``; ``decode`` reads the backend's JSON
-    columns (text or ``jsonb``), ``timestamp`` its times."""
-    job_id, owner, status, files, done, documents, skipped, error, created, updated = row
-    return UploadJob(
-        job_id,
-        owner,
-        status,
-        tuple(decode(files)),
-        done,
-        tuple(IngestedFile(**d) for d in decode(documents)),
-        tuple(SkippedFile(**s) for s in decode(skipped)),
-        error,
-        timestamp(created),
-        timestamp(updated),
-    )
+def step_rows(turn: Turn) -> list[dict[str, Any]]:
+    """A turn's steps as the JSON every backend stores."""
+    return [asdict(step) for step in turn.steps]
 
 
-def job_progress(job: UploadJob, *, encode: Callable[[Any], Any]) -> tuple[Any, ...]:
-    """The job's columns that change as it runs, in table order from ``status``;
-    ``encode`` writes the backend's JSON columns (text or ``jsonb``)."""
-    return (
-        job.status,
-        encode(list(job.files)),
-        job.done,
-        encode([asdict(d) for d in job.documents]),
-        encode([asdict(s) for s in job.skipped]),
-        job.error,
-    )
-
-
-def _job_progress(job: UploadJob) -> tuple[Any, ...]:
-    return job_progress(job, encode=lambda value: json.dumps(value, ensure_ascii=False))
+def turn_steps(rows: Sequence[Mapping[str, Any]]) -> tuple[TurnStep, ...]:
+    """Steps back from their stored JSON (turns saved before steps were kept have none)."""
+    return tuple(TurnStep(**row) for row in rows)
 
 
 def _sha256(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def _now() -> str:
+def utc_now() -> str:
+    """Now, as every SQLite timestamp is written: ISO 8601 in UTC, to the microsecond."""
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
@@ -397,10 +332,9 @@ __all__ = [
     "Accounts",
     "Conversation",
     "ConversationSummary",
-    "JobStatus",
     "SQLiteAccounts",
     "Turn",
-    "UploadJob",
+    "TurnStep",
     "User",
     "open_accounts",
 ]

@@ -14,7 +14,8 @@ from typing import Any, Literal, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from docuchat.corpus.types import Chunk, ParsedDocument, page_at
+from docuchat.corpus.locations import PageRegion
+from docuchat.corpus.types import Chunk, ParsedDocument, PlaceSpan, page_at
 
 AddStatus = Literal["added", "unchanged", "replaced"]
 Vector = npt.NDArray[np.floating[Any]]  # any float dtype in; stored and searched as float32
@@ -48,6 +49,7 @@ class ChunkRecord:
     text: str
     # Where later pages begin inside the chunk: (offset in the document text, page).
     page_breaks: tuple[tuple[int, int], ...] = ()
+    places: tuple[PlaceSpan, ...] = ()  # slides, sheet cells, sections (not for pages)
 
     def page_at(self, offset: int) -> int:
         """The page of the character at ``offset`` (in the document text) of this chunk."""
@@ -71,7 +73,7 @@ class Hit:
 
 @dataclass(frozen=True, slots=True)
 class TextToEmbed:
-    text_hash: str  # the cache key, with the model name
+    text_hash: str  # the cache key, with the vector space
     text: str
 
 
@@ -96,8 +98,10 @@ class Store(Protocol):
         *,
         content_hash: str,
         source: str | None = None,
+        original: bytes | None = None,
     ) -> AddResult:
-        """Store a document and its chunks in one transaction.
+        """Store a document, its chunks, its page boxes and the ``original`` file's bytes
+        in one transaction.
 
         Content this owner already holds is stored once ("unchanged"). New
         content from a ``source`` this owner already has replaces that
@@ -122,6 +126,15 @@ class Store(Protocol):
         """A slice of the document's extracted text (the text chunk offsets point into)."""
         ...
 
+    def document_file(self, owner: str, doc_id: str) -> bytes:
+        """The original file's bytes (NotFound if the document was stored without them)."""
+        ...
+
+    def text_regions(self, owner: str, doc_id: str, start: int, end: int) -> list[PageRegion]:
+        """Where the document text ``[start, end)`` is drawn: per page, one box per line
+        (empty for documents without page boxes)."""
+        ...
+
     def get_chunk(self, owner: str, chunk_id: str) -> ChunkRecord: ...
 
     def get_chunks(self, owner: str, chunk_ids: Sequence[str]) -> list[ChunkRecord]:
@@ -144,7 +157,8 @@ class Store(Protocol):
         where: DocumentFilter | None = None,
         approximate: bool = False,
     ) -> list[Hit]:
-        """Best ``k`` chunks by dot product with ``vector`` among those embedded by ``model``.
+        """Best ``k`` chunks by dot product with ``vector`` among those embedded in ``model``,
+        a vector space (``Embedder.space``: any variant of one model).
 
         ``approximate`` trades a little recall for speed on large collections;
         small ones are always searched exactly.
@@ -169,7 +183,7 @@ class Store(Protocol):
     def texts_to_embed(
         self, owner: str, model: str, *, batch_size: int = 64
     ) -> Iterator[list[TextToEmbed]]:
-        """Distinct chunk texts of the owner that have no vector for ``model`` yet, in batches.
+        """Distinct chunk texts of the owner with no vector in space ``model`` yet, in batches.
 
         Store each batch with ``put_embeddings`` before taking the next; an
         interrupted run resumes where it stopped.
@@ -181,7 +195,8 @@ class Store(Protocol):
     def put_embeddings(
         self, owner: str, model: str, text_hashes: Sequence[str], vectors: Vector
     ) -> None:
-        """Cache vectors (shape ``(len(text_hashes), dim)``) for texts by hash and model."""
+        """Cache vectors (shape ``(len(text_hashes), dim)``) for texts by hash and vector space
+        (``Embedder.space``: vectors are keyed by the model, not its precision)."""
         ...
 
     def close(self) -> None: ...

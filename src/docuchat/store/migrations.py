@@ -33,6 +33,10 @@ def apply_migrations(db: sqlite3.Connection) -> list[str]:
         if fn.__name__ in done:
             continue
         db.execute("BEGIN IMMEDIATE")
+        # Another process opening the file at the same moment may have applied it meanwhile.
+        if db.execute("SELECT 1 FROM migrations WHERE name = ?", (fn.__name__,)).fetchone():
+            db.execute("COMMIT")
+            continue
         try:
             fn(db)
             db.execute(
@@ -225,3 +229,103 @@ def m009_chunk_page_breaks(db: sqlite3.Connection) -> None:
     # JSON [[offset, page], ...]: where later pages begin inside a chunk. Chunks
     # stored before this have none and report their first page throughout.
     db.execute("ALTER TABLE chunks ADD COLUMN page_breaks TEXT NOT NULL DEFAULT '[]'")
+
+
+@migration
+def m010_locations_and_originals(db: sqlite3.Connection) -> None:
+    # Each chunk's places (slides, sheet cells, sections) as JSON [[start, end, place], ...];
+    # each page's word boxes, compact (docuchat.corpus.locations.encode_boxes); the file itself.
+    db.execute("ALTER TABLE chunks ADD COLUMN places TEXT NOT NULL DEFAULT '[]'")
+    db.execute(
+        """
+        CREATE TABLE page_boxes (
+            doc_key INTEGER NOT NULL REFERENCES documents (key) ON DELETE CASCADE,
+            page INTEGER NOT NULL,
+            start INTEGER NOT NULL,
+            "end" INTEGER NOT NULL,
+            boxes BLOB NOT NULL,
+            PRIMARY KEY (doc_key, page)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute(
+        "CREATE TABLE document_files (doc_key INTEGER PRIMARY KEY"
+        " REFERENCES documents (key) ON DELETE CASCADE, data BLOB NOT NULL)"
+    )
+
+
+@migration
+def m011_processes_upload_queue_and_cancels(db: sqlite3.Connection) -> None:
+    # A job's claim: the process holding it, the token its writes must match, how many
+    # times it was claimed; and the bytes it holds until it ends (what bounds the queue).
+    for column in (
+        "worker TEXT",
+        "claim TEXT",
+        "attempts INTEGER NOT NULL DEFAULT 0",
+        "bytes INTEGER NOT NULL DEFAULT 0",
+    ):
+        db.execute(f"ALTER TABLE upload_jobs ADD COLUMN {column}")
+    # The queue's claims and sweeps read only the jobs not yet ended, oldest first.
+    db.execute(
+        "CREATE INDEX upload_jobs_open ON upload_jobs (created_at)"
+        " WHERE status IN ('receiving', 'queued', 'running')"
+    )
+    db.execute(
+        """
+        CREATE TABLE upload_parts (
+            key INTEGER PRIMARY KEY,
+            job_id TEXT NOT NULL REFERENCES upload_jobs (id) ON DELETE CASCADE,
+            file INTEGER NOT NULL,
+            part INTEGER NOT NULL,
+            data BLOB NOT NULL,
+            UNIQUE (job_id, file, part)
+        )
+        """
+    )
+    # seen_at and created_at are Unix times: the processes of one SQLite file share a clock.
+    db.execute(
+        "CREATE TABLE processes (id TEXT PRIMARY KEY, host TEXT NOT NULL, pid INTEGER NOT NULL,"
+        " ingests INTEGER NOT NULL, seen_at REAL NOT NULL) WITHOUT ROWID"
+    )
+    # AUTOINCREMENT: a requester waiting on a key never reads another request's answer.
+    db.execute(
+        """
+        CREATE TABLE cancel_requests (
+            key INTEGER PRIMARY KEY AUTOINCREMENT,
+            process TEXT NOT NULL,
+            run_id TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            answer INTEGER,
+            created_at REAL NOT NULL
+        )
+        """
+    )
+    db.execute(
+        "CREATE INDEX cancel_requests_pending ON cancel_requests (process) WHERE answer IS NULL"
+    )
+
+
+# Before vectors were keyed by vector space (Embedder.space), each precision of
+# all-MiniLM-L6-v2 kept its own: the names they were stored under, most precise first.
+MINILM_SPACE = "all-MiniLM-L6-v2"
+MINILM_PRECISIONS = ("all-MiniLM-L6-v2-bf16", "all-MiniLM-L6-v2-onnx-int8")
+
+
+@migration
+def m012_embeddings_by_vector_space(db: sqlite3.Connection) -> None:
+    # One space for the three precisions: each text keeps its most precise vector.
+    for name in MINILM_PRECISIONS:
+        db.execute(
+            "UPDATE OR IGNORE embeddings SET model = ? WHERE model = ?", (MINILM_SPACE, name)
+        )
+        db.execute("DELETE FROM embeddings WHERE model = ?", (name,))
+    # Vector matrices held in memory (also by other processes) reload.
+    db.execute("UPDATE owner_generations SET generation = generation + 1")
+
+
+@migration
+def m013_turn_steps(db: sqlite3.Connection) -> None:
+    # JSON [{tool_name, tool_input, status, message, detail, ...}, ...]: each turn's tool
+    # steps as they were shown. Turns saved before this have none.
+    db.execute("ALTER TABLE turns ADD COLUMN steps TEXT NOT NULL DEFAULT '[]'")

@@ -8,7 +8,6 @@ never shift another's scores.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
@@ -22,6 +21,7 @@ from pgvector.psycopg import register_vector
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
+from docuchat.corpus.locations import PageRegion
 from docuchat.corpus.types import Chunk, ParsedDocument
 from docuchat.errors import NotFound, StoreError
 from docuchat.store.base import (
@@ -35,7 +35,7 @@ from docuchat.store.base import (
     Vector,
 )
 from docuchat.store.postgres_pool import open_migrated_pool, pooled_transaction
-from docuchat.store.postgres_schema import TEXT_CONFIG
+from docuchat.store.postgres_schema import TEXT_CONFIG, hnsw_index
 from docuchat.store.postgres_words import indexed_words, query_words, word_spans
 from docuchat.store.rows import (
     CHUNK_COLUMNS,
@@ -43,6 +43,9 @@ from docuchat.store.rows import (
     chunk_record,
     document_record,
     document_values,
+    page_box_rows,
+    places_value,
+    text_regions,
 )
 from docuchat.store.sqlite import text_hash
 
@@ -86,6 +89,7 @@ class PostgresStore:
         *,
         content_hash: str,
         source: str | None = None,
+        original: bytes | None = None,
     ) -> AddResult:
         with self._transaction() as conn:
             _lock_owner(conn, owner)  # another writer's same content waits, then is "unchanged"
@@ -109,6 +113,7 @@ class PostgresStore:
                     conn, owner, document, content_hash, source, doc_id=doc_id
                 )
             _insert_chunks(conn, owner, doc_key, document, chunks)
+            _write_locations(conn, doc_key, document, original)
             if old_hashes:
                 _drop_unused_embeddings(conn, owner, old_hashes)
             return AddResult(status, _document(conn, owner, doc_id))
@@ -149,6 +154,27 @@ class PostgresStore:
         if row is None:
             raise NotFound(f"no document {doc_id!r}")
         return str(row[0])
+
+    def document_file(self, owner: str, doc_id: str) -> bytes:
+        with self._transaction() as conn:
+            row = conn.execute(
+                "SELECT f.data FROM document_files f JOIN documents d ON d.key = f.doc_key"
+                " WHERE d.owner = %s AND d.id = %s",
+                (owner, doc_id),
+            ).fetchone()
+        if row is None:
+            raise NotFound(f"no file for document {doc_id!r}")
+        return bytes(row[0])
+
+    def text_regions(self, owner: str, doc_id: str, start: int, end: int) -> list[PageRegion]:
+        with self._transaction() as conn:
+            doc_key = _document_key(conn, owner, doc_id)
+            rows = conn.execute(
+                "SELECT page, boxes FROM page_boxes"
+                ' WHERE doc_key = %s AND start < %s AND "end" > %s ORDER BY page',
+                (doc_key, end, start),
+            ).fetchall()
+        return text_regions(rows, start, end)
 
     # -- chunks ----------------------------------------------------------
 
@@ -266,7 +292,7 @@ class PostgresStore:
             ).fetchone()
             if registered is None:
                 raise StoreError(f"no {model!r} vectors to index yet")
-            name = "embeddings_hnsw_" + hashlib.blake2b(model.encode(), digest_size=8).hexdigest()
+            name = hnsw_index(model)
             conn.execute(
                 sql.SQL(
                     "CREATE INDEX IF NOT EXISTS {} ON embeddings"
@@ -369,7 +395,7 @@ def _document_record(row: Sequence[Any]) -> DocumentRecord:
 
 
 def _chunk_record(row: Sequence[Any]) -> ChunkRecord:
-    return chunk_record(row, row[9])
+    return chunk_record(row, row[9], row[10])
 
 
 def _document_key(conn: Connection, owner: str, doc_id: str) -> int:
@@ -424,6 +450,7 @@ _CHUNK_ARRAYS = (
     "texts",
     "hashes",
     "page_breaks",
+    "places",
     "words",
 )
 
@@ -445,9 +472,10 @@ _INSERT_CHUNKS = f"""
 WITH input AS (
     SELECT * FROM unnest(%(ids)s::text[], %(positions)s::integer[], %(pages)s::integer[],
         %(page_ends)s::integer[], %(starts)s::integer[], %(ends)s::integer[], %(texts)s::text[],
-        %(hashes)s::text[], %(page_breaks)s::jsonb[], %(words)s::text[])
+        %(hashes)s::text[], %(page_breaks)s::jsonb[], %(places)s::jsonb[], %(words)s::text[])
         WITH ORDINALITY
-        AS i (id, position, page, page_end, start, "end", text, text_hash, page_breaks, words, n)
+        AS i (id, position, page, page_end, start, "end", text, text_hash, page_breaks, places,
+            words, n)
 ), terms AS (
     SELECT i.id, t.lexeme AS term, cardinality(t.positions) AS tf
     FROM input i CROSS JOIN LATERAL unnest(to_tsvector('{TEXT_CONFIG}', i.words)) AS t
@@ -455,9 +483,9 @@ WITH input AS (
     SELECT id, sum(tf) AS length FROM terms GROUP BY id
 ), inserted AS (
     INSERT INTO chunks (id, owner, doc_key, position, page, page_end, start, "end", text,
-        text_hash, page_breaks, length)
+        text_hash, page_breaks, places, length)
     SELECT i.id, %(owner)s, %(doc_key)s, i.position, i.page, i.page_end, i.start, i."end", i.text,
-        i.text_hash, i.page_breaks, coalesce(l.length, 0)
+        i.text_hash, i.page_breaks, i.places, coalesce(l.length, 0)
     FROM input i LEFT JOIN lengths l ON l.id = i.id ORDER BY i.n
     RETURNING key, id, length
 ), counted AS (
@@ -492,11 +520,30 @@ def _insert_chunks(
                 chunk.text,
                 text_hash(chunk.text),
                 json.dumps(chunk.page_breaks),
+                json.dumps(places_value(chunk), ensure_ascii=False),
                 indexed_words(document.title, chunk.text),
             )
         )
     arrays = {name: [row[i] for row in rows] for i, name in enumerate(_CHUNK_ARRAYS)}
     conn.execute(_INSERT_CHUNKS, {**arrays, "owner": owner, "doc_key": doc_key})
+
+
+def _write_locations(
+    conn: Connection, doc_key: int, document: ParsedDocument, original: bytes | None
+) -> None:
+    """The document's page boxes and original file, replacing any earlier version's."""
+    conn.execute("DELETE FROM page_boxes WHERE doc_key = %s", (doc_key,))
+    with conn.cursor() as cursor:
+        cursor.executemany(
+            'INSERT INTO page_boxes (doc_key, page, start, "end", boxes)'
+            " VALUES (%s, %s, %s, %s, %s)",
+            [(doc_key, *row) for row in page_box_rows(document)],
+        )
+    conn.execute("DELETE FROM document_files WHERE doc_key = %s", (doc_key,))
+    if original is not None:
+        conn.execute(
+            "INSERT INTO document_files (doc_key, data) VALUES (%s, %s)", (doc_key, original)
+        )
 
 
 def _delete_chunks(conn: Connection, owner: str, doc_key: int) -> list[str]:

@@ -11,7 +11,6 @@ worker thread.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any
@@ -24,20 +23,17 @@ from docuchat.store.accounts import (
     Conversation,
     ConversationSummary,
     Turn,
-    UploadJob,
     User,
     check_secret,
     check_user_name,
-    job_progress,
     new_api_key,
     parse_api_key,
-    upload_job,
+    step_rows,
+    turn_steps,
 )
-from docuchat.store.postgres_pool import open_migrated_pool, pooled_transaction
+from docuchat.store.postgres_pool import iso_utc, open_migrated_pool, pooled_transaction
 
 Connection = psycopg.Connection[Any]
-
-_JOB_COLUMNS = "id, owner, status, files, done, documents, skipped, error, created_at, updated_at"
 
 
 class PostgresAccounts:
@@ -68,7 +64,7 @@ class PostgresAccounts:
             if added.rowcount == 0:
                 raise StoreError(f"user {name!r} already exists")
             key = _insert_key(conn, name)
-        return User(id=name, name=name, created_at=_text(now)), key
+        return User(id=name, name=name, created_at=iso_utc(now)), key
 
     def new_key(self, name: str) -> str:
         with self._transaction() as conn:
@@ -79,7 +75,7 @@ class PostgresAccounts:
             rows = conn.execute(
                 "SELECT id, name, created_at FROM users ORDER BY created_at, id"
             ).fetchall()
-        return [User(user_id, name, _text(created)) for user_id, name, created in rows]
+        return [User(user_id, name, iso_utc(created)) for user_id, name, created in rows]
 
     def authenticate(self, key: str) -> User:
         key_id, secret = parse_api_key(key)
@@ -91,13 +87,13 @@ class PostgresAccounts:
             ).fetchone()
         check_secret(secret, row[0] if row else None)
         assert row is not None  # check_secret refuses a key that has no row
-        return User(row[1], row[2], _text(row[3]))
+        return User(row[1], row[2], iso_utc(row[3]))
 
     # -- conversations -------------------------------------------------------
 
     def create_conversation(self, owner: str, title: str) -> Conversation:
         now = _now()
-        conversation = Conversation(uuid.uuid4().hex[:16], title, _text(now), _text(now), ())
+        conversation = Conversation(uuid.uuid4().hex[:16], title, iso_utc(now), iso_utc(now), ())
         with self._transaction() as conn:
             conn.execute(
                 "INSERT INTO conversations (id, owner, title, created_at, updated_at)"
@@ -116,7 +112,7 @@ class PostgresAccounts:
                 (owner,),
             ).fetchall()
         return [
-            ConversationSummary(conversation_id, title, _text(created), _text(updated), count)
+            ConversationSummary(conversation_id, title, iso_utc(created), iso_utc(updated), count)
             for conversation_id, title, created, updated, count in rows
         ]
 
@@ -131,15 +127,15 @@ class PostgresAccounts:
                 raise NotFound(f"no conversation {conversation_id!r}")
             key, title, created_at, updated_at = found
             rows = conn.execute(
-                "SELECT question, answer, citations, outcome, created_at FROM turns"
+                "SELECT question, answer, citations, outcome, created_at, steps FROM turns"
                 " WHERE conversation_key = %s ORDER BY key",
                 (key,),
             ).fetchall()
         turns = tuple(
-            Turn(question, answer, tuple(citations), outcome, _text(created))
-            for question, answer, citations, outcome, created in rows
+            Turn(question, answer, tuple(citations), outcome, iso_utc(created), turn_steps(steps))
+            for question, answer, citations, outcome, created, steps in rows
         )
-        return Conversation(conversation_id, title, _text(created_at), _text(updated_at), turns)
+        return Conversation(conversation_id, title, iso_utc(created_at), iso_utc(updated_at), turns)
 
     def delete_conversation(self, owner: str, conversation_id: str) -> None:
         with self._transaction() as conn:
@@ -161,7 +157,7 @@ class PostgresAccounts:
                 raise NotFound(f"no conversation {conversation_id!r}")
             conn.execute(
                 "INSERT INTO turns (conversation_key, question, answer, citations, outcome,"
-                " created_at) VALUES (%s, %s, %s, %s, %s, %s)",
+                " created_at, steps) VALUES (%s, %s, %s, %s, %s, %s, %s)",
                 (
                     found[0],
                     turn.question,
@@ -169,55 +165,9 @@ class PostgresAccounts:
                     Jsonb(list(turn.citations)),
                     turn.outcome,
                     now,
+                    Jsonb(step_rows(turn)),
                 ),
             )
-
-    # -- upload jobs ---------------------------------------------------------
-
-    def create_job(self, owner: str, files: Sequence[str]) -> UploadJob:
-        now = _now()
-        job = UploadJob(
-            uuid.uuid4().hex[:16],
-            owner,
-            "queued",
-            tuple(files),
-            created_at=_text(now),
-            updated_at=_text(now),
-        )
-        with self._transaction() as conn:
-            conn.execute(
-                f"INSERT INTO upload_jobs ({_JOB_COLUMNS})"
-                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                (job.id, owner, *_job_progress(job), now, now),
-            )
-        return job
-
-    def get_job(self, owner: str, job_id: str) -> UploadJob:
-        with self._transaction() as conn:
-            row = conn.execute(
-                f"SELECT {_JOB_COLUMNS} FROM upload_jobs WHERE owner = %s AND id = %s",
-                (owner, job_id),
-            ).fetchone()
-        if row is None:
-            raise NotFound(f"no upload job {job_id!r}")
-        return upload_job(row, decode=lambda value: value, timestamp=_text)
-
-    def save_job(self, job: UploadJob) -> None:
-        with self._transaction() as conn:
-            conn.execute(
-                "UPDATE upload_jobs SET status = %s, files = %s, done = %s, documents = %s,"
-                " skipped = %s, error = %s, updated_at = %s WHERE id = %s AND owner = %s",
-                (*_job_progress(job), _now(), job.id, job.owner),
-            )
-
-    def fail_unfinished_jobs(self, error: str) -> int:
-        with self._transaction() as conn:
-            failed = conn.execute(
-                "UPDATE upload_jobs SET status = 'failed', error = %s, updated_at = %s"
-                " WHERE status IN ('queued', 'running')",
-                (error, _now()),
-            )
-            return failed.rowcount
 
     def _transaction(self) -> AbstractContextManager[Connection]:
         return pooled_transaction(self._pool)
@@ -235,17 +185,8 @@ def _insert_key(conn: Connection, user_id: str) -> str:
     return key
 
 
-def _job_progress(job: UploadJob) -> tuple[Any, ...]:
-    return job_progress(job, encode=Jsonb)
-
-
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-def _text(timestamp: datetime) -> str:
-    """A timestamp as SQLiteAccounts writes it: ISO 8601 in UTC, to the microsecond."""
-    return timestamp.astimezone(UTC).isoformat(timespec="microseconds")
 
 
 __all__ = ["PostgresAccounts"]

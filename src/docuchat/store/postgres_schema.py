@@ -7,10 +7,14 @@ once (several workers starting) take turns under an advisory lock.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from typing import Any
 
 import psycopg
+from psycopg import sql
+
+from docuchat.store.migrations import MINILM_PRECISIONS, MINILM_SPACE
 
 Migration = Callable[[psycopg.Connection[Any]], None]
 
@@ -19,6 +23,11 @@ TEXT_CONFIG = "docuchat_english"
 # Any fixed number: the advisory lock that serialises concurrent migrators of one database.
 _MIGRATION_LOCK = 0x646F63756368
 MIGRATIONS: list[Migration] = []
+
+
+def hnsw_index(model: str) -> str:
+    """The name of the partial HNSW index of one vector space's vectors."""
+    return "embeddings_hnsw_" + hashlib.blake2b(model.encode(), digest_size=8).hexdigest()
 
 
 def migration(fn: Migration) -> Migration:
@@ -247,3 +256,113 @@ def m008_upload_jobs(conn: psycopg.Connection[Any]) -> None:
         "CREATE INDEX upload_jobs_unfinished ON upload_jobs (status)"
         " WHERE status IN ('queued', 'running')"
     )
+
+
+@migration
+def m009_locations_and_originals(conn: psycopg.Connection[Any]) -> None:
+    # Each chunk's places (slides, sheet cells, sections) as [[start, end, place], ...];
+    # each page's word boxes, compact (docuchat.corpus.locations.encode_boxes); the file itself.
+    conn.execute("ALTER TABLE chunks ADD COLUMN places jsonb NOT NULL DEFAULT '[]'")
+    conn.execute(
+        """
+        CREATE TABLE page_boxes (
+            doc_key bigint NOT NULL REFERENCES documents (key) ON DELETE CASCADE,
+            page integer NOT NULL,
+            start integer NOT NULL,
+            "end" integer NOT NULL,
+            boxes bytea NOT NULL,
+            PRIMARY KEY (doc_key, page)
+        )
+        """
+    )
+    conn.execute(
+        "CREATE TABLE document_files (doc_key bigint PRIMARY KEY"
+        " REFERENCES documents (key) ON DELETE CASCADE, data bytea NOT NULL)"
+    )
+    # Large files are already compressed (PDF streams, zips, images): store them as they are.
+    conn.execute("ALTER TABLE document_files ALTER COLUMN data SET STORAGE EXTERNAL")
+
+
+@migration
+def m010_processes_upload_queue_and_cancels(conn: psycopg.Connection[Any]) -> None:
+    # A job's claim: the process holding it, the token its writes must match, how many
+    # times it was claimed; and the bytes it holds until it ends (what bounds the queue).
+    conn.execute(
+        "ALTER TABLE upload_jobs ADD COLUMN worker text, ADD COLUMN claim text,"
+        " ADD COLUMN attempts integer NOT NULL DEFAULT 0,"
+        " ADD COLUMN bytes bigint NOT NULL DEFAULT 0"
+    )
+    # The queue's claims and sweeps read only the jobs not yet ended, oldest first.
+    conn.execute("DROP INDEX upload_jobs_unfinished")
+    conn.execute(
+        "CREATE INDEX upload_jobs_open ON upload_jobs (created_at)"
+        " WHERE status IN ('receiving', 'queued', 'running')"
+    )
+    conn.execute(
+        """
+        CREATE TABLE upload_parts (
+            job_id text NOT NULL REFERENCES upload_jobs (id) ON DELETE CASCADE,
+            file integer NOT NULL,
+            part integer NOT NULL,
+            data bytea NOT NULL,
+            PRIMARY KEY (job_id, file, part)
+        )
+        """
+    )
+    # Uploads are mostly compressed already (PDF, DOCX): do not try again.
+    conn.execute("ALTER TABLE upload_parts ALTER COLUMN data SET STORAGE EXTERNAL")
+    conn.execute(
+        "CREATE TABLE processes (id text PRIMARY KEY, host text NOT NULL, pid integer NOT NULL,"
+        " ingests boolean NOT NULL, seen_at timestamptz NOT NULL)"
+    )
+    conn.execute(
+        """
+        CREATE TABLE cancel_requests (
+            key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            process text NOT NULL,
+            run_id text NOT NULL,
+            owner text NOT NULL,
+            reason text NOT NULL,
+            answer boolean,
+            created_at timestamptz NOT NULL DEFAULT now()
+        )
+        """
+    )
+    conn.execute(
+        "CREATE INDEX cancel_requests_pending ON cancel_requests (process) WHERE answer IS NULL"
+    )
+
+
+@migration
+def m011_embeddings_by_vector_space(conn: psycopg.Connection[Any]) -> None:
+    # One space for the three precisions of all-MiniLM-L6-v2 (as SQLite's m012): each text
+    # keeps its most precise vector; an HNSW index of a precision goes (rebuild it for the
+    # space with create_vector_index).
+    for name in MINILM_PRECISIONS:
+        registered = conn.execute(
+            "SELECT dim, hnsw FROM embedding_models WHERE model = %s", (name,)
+        ).fetchone()
+        if registered is None:
+            continue
+        conn.execute(
+            "INSERT INTO embedding_models (model, dim) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+            (MINILM_SPACE, registered[0]),
+        )
+        conn.execute(
+            "INSERT INTO embeddings (owner, model, text_hash, vector)"
+            " SELECT owner, %s, text_hash, vector FROM embeddings WHERE model = %s"
+            " ON CONFLICT DO NOTHING",
+            (MINILM_SPACE, name),
+        )
+        conn.execute("DELETE FROM embeddings WHERE model = %s", (name,))
+        if registered[1]:
+            conn.execute(
+                sql.SQL("DROP INDEX IF EXISTS {}").format(sql.Identifier(hnsw_index(name)))
+            )
+        conn.execute("DELETE FROM embedding_models WHERE model = %s", (name,))
+
+
+@migration
+def m012_turn_steps(conn: psycopg.Connection[Any]) -> None:
+    # Each turn's tool steps as they were shown (as SQLite's m012). Older turns have none.
+    conn.execute("ALTER TABLE turns ADD COLUMN steps jsonb NOT NULL DEFAULT '[]'")

@@ -10,7 +10,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from docuchat.corpus.types import ParsedDocument
+from docuchat.corpus.locations import (
+    PageRegion,
+    decode_boxes,
+    encode_boxes,
+    page_span,
+    place_from_json,
+    place_json,
+    quote_regions,
+)
+from docuchat.corpus.types import Chunk, ParsedDocument, PlaceSpan
 from docuchat.store.base import ChunkRecord, DocumentRecord
 
 DOCUMENT_COLUMNS = (
@@ -18,7 +27,8 @@ DOCUMENT_COLUMNS = (
     " d.char_count, d.metadata, d.added_at"
 )
 CHUNK_COLUMNS = (
-    'c.id, d.id, d.title, c.position, c.page, c.page_end, c.start, c."end", c.text, c.page_breaks'
+    'c.id, d.id, d.title, c.position, c.page, c.page_end, c.start, c."end", c.text,'
+    " c.page_breaks, c.places"
 )
 
 
@@ -60,8 +70,29 @@ def document_record(
     )
 
 
-def chunk_record(row: Sequence[Any], page_breaks: Iterable[Sequence[int]]) -> ChunkRecord:
-    """A row of ``CHUNK_COLUMNS``, with its page breaks decoded by the backend."""
+def chunk_record(
+    row: Sequence[Any], page_breaks: Iterable[Sequence[int]], places: Iterable[Sequence[Any]]
+) -> ChunkRecord:
+    """A row of ``CHUNK_COLUMNS``, with its page breaks and places decoded by the backend."""
     chunk_id, doc_id, title, index, page, page_end, start, end, text = row[:9]
     breaks = tuple((offset, break_page) for offset, break_page in page_breaks)
-    return ChunkRecord(chunk_id, doc_id, title, index, page, page_end, start, end, text, breaks)
+    spans = tuple(PlaceSpan(first, last, place_from_json(place)) for first, last, place in places)
+    return ChunkRecord(
+        chunk_id, doc_id, title, index, page, page_end, start, end, text, breaks, spans
+    )
+
+
+def places_value(chunk: Chunk) -> list[list[Any]]:
+    """A chunk's places as stored (JSON): ``[[start, end, place], ...]``."""
+    return [[span.start, span.end, place_json(span.place)] for span in chunk.places]
+
+
+def page_box_rows(document: ParsedDocument) -> list[tuple[int, int, int, bytes]]:
+    """``(page, start, end, boxes)`` per page with boxes: the page's offsets and its
+    boxes in their compact stored form."""
+    return [(page.page, *page_span(page), encode_boxes(page)) for page in document.boxes]
+
+
+def text_regions(rows: Iterable[Sequence[Any]], start: int, end: int) -> list[PageRegion]:
+    """The regions of ``[start, end)`` from ``(page, boxes)`` rows of ``page_boxes``."""
+    return quote_regions((decode_boxes(page, bytes(blob)) for page, blob in rows), start, end)

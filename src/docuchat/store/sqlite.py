@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from docuchat.corpus.locations import PageRegion
 from docuchat.corpus.types import Chunk, ParsedDocument
 from docuchat.errors import NotFound, StoreError
 from docuchat.store import vector_index
@@ -37,6 +38,9 @@ from docuchat.store.rows import (
     chunk_record,
     document_record,
     document_values,
+    page_box_rows,
+    places_value,
+    text_regions,
 )
 from docuchat.store.sqlite_bm25 import (
     clear_scratch,
@@ -147,6 +151,7 @@ class SQLiteStore:
         *,
         content_hash: str,
         source: str | None = None,
+        original: bytes | None = None,
     ) -> AddResult:
         with self._write() as db:
             same = db.execute(
@@ -172,6 +177,7 @@ class SQLiteStore:
                 status, doc_id, old_hashes = "added", uuid.uuid4().hex[:16], []
                 doc_key = _write_document(db, owner, document, content_hash, source, doc_id=doc_id)
             _insert_chunks(db, owner, doc_key, document, chunks)
+            _write_locations(db, doc_key, document, original)
             _drop_unused_embeddings(db, owner, old_hashes)
             _bump_generation(db, owner, text=True)
             return AddResult(status, self._document(db, owner, doc_id))
@@ -210,6 +216,27 @@ class SQLiteStore:
                 (start + 1, None if end is None else end - start, doc_key),
             ).fetchone()
         return str(text)
+
+    def document_file(self, owner: str, doc_id: str) -> bytes:
+        with self._read() as db:
+            row = db.execute(
+                "SELECT f.data FROM document_files f JOIN documents d ON d.key = f.doc_key"
+                " WHERE d.owner = ? AND d.id = ?",
+                (owner, doc_id),
+            ).fetchone()
+        if row is None:
+            raise NotFound(f"no file for document {doc_id!r}")
+        return bytes(row[0])
+
+    def text_regions(self, owner: str, doc_id: str, start: int, end: int) -> list[PageRegion]:
+        with self._read() as db:
+            doc_key = _document_key(db, owner, doc_id)
+            rows = db.execute(
+                'SELECT page, boxes FROM page_boxes WHERE doc_key = ? AND start < ? AND "end" > ?'
+                " ORDER BY page",
+                (doc_key, end, start),
+            ).fetchall()
+        return text_regions(rows, start, end)
 
     # -- chunks ----------------------------------------------------------
 
@@ -487,7 +514,7 @@ def _document_record(row: Sequence[Any]) -> DocumentRecord:
 
 
 def _chunk_record(row: Sequence[Any]) -> ChunkRecord:
-    return chunk_record(row, json.loads(row[9]))
+    return chunk_record(row, json.loads(row[9]), json.loads(row[10]))
 
 
 def _document_key(db: sqlite3.Connection, owner: str, doc_id: str) -> int:
@@ -554,11 +581,12 @@ def _insert_chunks(
                 chunk.text,
                 text_hash(chunk.text),
                 json.dumps(chunk.page_breaks),
+                json.dumps(places_value(chunk), ensure_ascii=False),
             )
 
     db.executemany(
         'INSERT INTO chunks (id, owner, doc_key, position, page, page_end, start, "end",'
-        " text, text_hash, page_breaks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " text, text_hash, page_breaks, places) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         rows(),
     )
     db.execute(
@@ -572,6 +600,20 @@ def _insert_chunks(
         " WHERE key = ?",
         (doc_key, doc_key),
     )
+
+
+def _write_locations(
+    db: sqlite3.Connection, doc_key: int, document: ParsedDocument, original: bytes | None
+) -> None:
+    """The document's page boxes and original file, replacing any earlier version's."""
+    db.execute("DELETE FROM page_boxes WHERE doc_key = ?", (doc_key,))
+    db.executemany(
+        'INSERT INTO page_boxes (doc_key, page, start, "end", boxes) VALUES (?, ?, ?, ?, ?)',
+        ((doc_key, *row) for row in page_box_rows(document)),
+    )
+    db.execute("DELETE FROM document_files WHERE doc_key = ?", (doc_key,))
+    if original is not None:
+        db.execute("INSERT INTO document_files (doc_key, data) VALUES (?, ?)", (doc_key, original))
 
 
 def _delete_chunks(db: sqlite3.Connection, doc_key: int) -> list[str]:

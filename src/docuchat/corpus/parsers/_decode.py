@@ -32,6 +32,8 @@ _SIGNATURES = (
     (b"\x1f\x8b", "gzip data"),
     (b"\x7fELF", "an executable"),
 )
+# Text codecs of Python that are no character set a file could be written in.
+_NOT_CHARSETS = frozenset({"punycode", "idna", "raw-unicode-escape", "unicode-escape", "undefined"})
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 _SAMPLE = 65536
 _MAX_CONTROL_SHARE = 0.01
@@ -47,11 +49,11 @@ def decode_text(data: bytes, *, declared: str | None = None) -> tuple[str, str]:
             raise UnsupportedFileType(f"the content is {kind}, not text")
     if b"\x00" in data:
         raise UnsupportedFileType("the content is binary (it contains NUL bytes), not text")
-    for candidate in (_known_codec(declared), "utf-8"):
+    for candidate in (text_codec(declared), "utf-8"):
         if candidate:
             try:
                 return _checked(data.decode(candidate)), candidate
-            except UnicodeDecodeError:
+            except UnicodeError:  # also punycode's and idna's, which are not decode errors
                 continue
     matches = from_bytes(data)
     guess = matches.best()
@@ -69,15 +71,19 @@ def decode_text(data: bytes, *, declared: str | None = None) -> tuple[str, str]:
     return _checked(str(guess)), guess.encoding
 
 
-def _known_codec(name: str | None) -> str | None:
+def text_codec(name: str | None) -> str | None:
+    """The character set a file declares, if Python knows it as one: unknown names and
+    bytes-to-bytes codecs (rot13, hex, base64, zlib, ...) give None, never an error."""
     if not name:
         return None
     try:
-        codec = codecs.lookup(name).name
-    except LookupError:
+        info = codecs.lookup(name)
+    except (LookupError, ValueError):
+        return None
+    if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_CHARSETS:
         return None
     # As browsers do: a page labelled Latin-1 or ASCII is really windows-1252.
-    return "cp1252" if codec in ("latin-1", "ascii") else codec
+    return "cp1252" if info.name in ("latin-1", "ascii") else info.name
 
 
 def _checked(text: str) -> str:

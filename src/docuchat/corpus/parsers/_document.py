@@ -8,10 +8,19 @@ computed in one place and always refer to the stored text.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from docuchat.corpus.types import PAGE_SEPARATOR, Block, ParsedDocument
+import numpy as np
+
+from docuchat.corpus.types import (
+    PAGE_SEPARATOR,
+    Attachment,
+    Block,
+    PageBoxes,
+    ParsedDocument,
+    Place,
+)
 from docuchat.errors import EmptyDocument
 
 # C0/C1 control characters other than tab and newline, and the noncharacters
@@ -39,6 +48,10 @@ def pick_title(*candidates: str | None, fallback: str) -> str:
     return fallback
 
 
+Piece = tuple[int, int, tuple[float, float, float, float]]
+"""Characters ``[start, end)`` of a block's text and the box they are drawn in."""
+
+
 class DocumentBuilder:
     """Collects ``(page, text)`` blocks in reading order and lays out the document text."""
 
@@ -46,22 +59,45 @@ class DocumentBuilder:
         self._parts: list[str] = []
         self._blocks: list[Block] = []
         self._length = 0
+        self._pieces: dict[int, list[Piece]] = {}
 
     @property
     def is_empty(self) -> bool:
         return not self._blocks
 
-    def add(self, text: str, page: int) -> None:
-        """Append a block; blank blocks are skipped so they cannot create empty spans."""
-        text = clean_text(text)
-        if not text:
+    @property
+    def length(self) -> int:
+        return self._length
+
+    def add(
+        self,
+        text: str,
+        page: int,
+        *,
+        place: Place | None = None,
+        pieces: Sequence[Piece] = (),
+    ) -> None:
+        """Append a block; blank blocks are skipped so they cannot create empty spans.
+
+        ``pieces`` locate the block's characters on its page: their offsets are into
+        ``text``, which must then be clean already (so that no offset moves).
+        """
+        cleaned = clean_text(text)
+        if pieces and cleaned != text:
+            raise ValueError("a block with boxes must be clean text already")
+        if not cleaned:
             return
         if self._parts:
             self._parts.append(PAGE_SEPARATOR)
             self._length += len(PAGE_SEPARATOR)
-        self._parts.append(text)
-        self._blocks.append(Block(page=page, start=self._length, end=self._length + len(text)))
-        self._length += len(text)
+        self._parts.append(cleaned)
+        start = self._length
+        self._blocks.append(Block(page=page, start=start, end=start + len(cleaned), place=place))
+        self._length += len(cleaned)
+        if pieces:
+            self._pieces.setdefault(page, []).extend(
+                (start + first, start + last, box) for first, last, box in pieces
+            )
 
     def build(
         self,
@@ -71,6 +107,7 @@ class DocumentBuilder:
         media_type: str,
         metadata: Mapping[str, Any] | None = None,
         empty_reason: str = "the document contains no text",
+        attachments: tuple[Attachment, ...] = (),
     ) -> ParsedDocument:
         if self.is_empty:
             raise EmptyDocument(empty_reason)
@@ -81,4 +118,13 @@ class DocumentBuilder:
             page_count=page_count,
             media_type=media_type,
             metadata=dict(metadata or {}),
+            boxes=tuple(
+                PageBoxes(
+                    page,
+                    np.array([(first, last) for first, last, _ in pieces], dtype=np.int64),
+                    np.array([box for _, _, box in pieces], dtype=np.float32),
+                )
+                for page, pieces in sorted(self._pieces.items())
+            ),
+            attachments=attachments,
         )

@@ -5,7 +5,8 @@ anything is decompressed and each part read within a byte budget, whereas
 python-docx loads every part (images included) unguarded; reading only the
 parts we need is also about twice as fast.
 
-Paragraphs (headings included) and table rows come out in document order,
+Paragraphs (headings included) and table rows come out in document order, each
+under the section of the heading before it,
 table cells joined with `` | ``. DOCX has no fixed pages: page numbers follow
 the page breaks Word recorded when it last laid the document out
 (``w:lastRenderedPageBreak``), or the explicit page breaks if it never did.
@@ -16,26 +17,17 @@ from __future__ import annotations
 
 import posixpath
 import re
-import zipfile
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from io import BytesIO
 from xml.etree import ElementTree
 
 from docuchat.corpus.parsers._document import DocumentBuilder, pick_title
-from docuchat.corpus.types import ParsedDocument
-from docuchat.errors import ArchiveBomb, CorruptDocument, EncryptedDocument, UnsupportedFileType
+from docuchat.corpus.parsers._zip import GuardedArchive, open_archive
+from docuchat.corpus.types import ParsedDocument, Section
+from docuchat.errors import CorruptDocument, EncryptedDocument, UnsupportedFileType
 
 MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 
-MAX_EXPANDED_BYTES = 256 * 1024 * 1024  # all entries together, as declared and as read
-MAX_RATIO = 100  # uncompressed : compressed, for any entry larger than RATIO_FLOOR
-# Smaller entries can do no harm, and a long, repetitive document.xml may pass 100:1.
-RATIO_FLOOR = 10 * 1024 * 1024
-_READ_SIZE = 1024 * 1024
-
-_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # encrypted OOXML is wrapped in OLE
 _ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")
 _HEADING_STYLE = re.compile(r"^(heading \d|title)$", re.IGNORECASE)
@@ -73,28 +65,23 @@ def parse(data: bytes, stem: str) -> ParsedDocument:
         if _ENCRYPTED_PACKAGE in data:
             raise EncryptedDocument("the DOCX is password-protected; remove the password")
         raise UnsupportedFileType("the content is a legacy Word .doc file, not DOCX")
-    if not data.startswith(_ZIP_MAGIC):
-        raise UnsupportedFileType("the content is not a DOCX (not a zip archive)")
-    try:
-        with zipfile.ZipFile(BytesIO(data)) as archive:
-            package = _Package(archive)
-            document, path = package.main_document()
-            styles = package.heading_styles(posixpath.dirname(path))
-            core_title = package.core_title()
-    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
-        raise CorruptDocument(f"the DOCX archive is damaged ({exc})") from exc
-    except ElementTree.ParseError as exc:
-        raise CorruptDocument(f"the DOCX contains malformed XML ({exc})") from exc
+    with open_archive(data, "DOCX") as archive:
+        package = _Package(archive)
+        document, path = package.main_document()
+        styles = package.heading_styles(posixpath.dirname(path))
+        core_title = package.core_title()
     body = document.find(_BODY)
     if body is None:
         raise CorruptDocument("the DOCX has no document body")
     layout = _Layout(rendered=body.find(f".//{_RENDERED_BREAK}") is not None)
     builder = DocumentBuilder()
     first_heading = None
+    section: Section | None = None
     for text, page, style in _blocks(body, layout):
-        builder.add(text, page)
-        if first_heading is None and style in styles and text.strip():
-            first_heading = text
+        if style in styles and text.strip():
+            section = Section(" ".join(text.split()))
+            first_heading = first_heading or text
+        builder.add(text, page, place=section)
     return builder.build(
         title=pick_title(core_title, first_heading, fallback=stem),
         page_count=layout.page,
@@ -103,47 +90,10 @@ def parse(data: bytes, stem: str) -> ParsedDocument:
 
 
 class _Package:
-    """Reads parts of the archive within the decompression budget."""
+    """The parts of a DOCX that matter, read within the decompression budget."""
 
-    def __init__(self, archive: zipfile.ZipFile) -> None:
-        entries = archive.infolist()
-        declared = sum(entry.file_size for entry in entries)
-        if declared > MAX_EXPANDED_BYTES:
-            raise ArchiveBomb(
-                f"the DOCX would expand to {declared:,} bytes (limit {MAX_EXPANDED_BYTES:,})"
-            )
-        for entry in entries:
-            if entry.file_size > RATIO_FLOOR and entry.file_size > MAX_RATIO * entry.compress_size:
-                raise ArchiveBomb(
-                    f"the DOCX entry {entry.filename!r} expands {entry.compress_size:,} bytes "
-                    f"to {entry.file_size:,} (more than {MAX_RATIO}:1)"
-                )
-        self._archive = archive
-        self._budget = MAX_EXPANDED_BYTES
-
-    def read(self, name: str) -> bytes | None:
-        """An entry's bytes, or None if absent. Counts what is actually decompressed,
-        so that no size header, true or not, lets reading run past the budget."""
-        try:
-            entry = self._archive.getinfo(name)
-        except KeyError:
-            return None
-        chunks = []
-        with self._archive.open(entry) as stream:
-            while chunk := stream.read(_READ_SIZE):
-                self._budget -= len(chunk)
-                if self._budget < 0:
-                    raise ArchiveBomb(f"the DOCX expands beyond {MAX_EXPANDED_BYTES:,} bytes")
-                chunks.append(chunk)
-        return b"".join(chunks)
-
-    def xml(self, name: str) -> ElementTree.Element | None:
-        data = self.read(name)
-        if data is None:
-            return None
-        if b"<!DOCTYPE" in data:  # OOXML never declares one; refusing it rules out entity tricks
-            raise CorruptDocument(f"the DOCX part {name} declares a DOCTYPE")
-        return ElementTree.fromstring(data)
+    def __init__(self, archive: GuardedArchive) -> None:
+        self.xml = archive.xml
 
     def main_document(self) -> tuple[ElementTree.Element, str]:
         """The main document part and its path, found through the package relationships."""

@@ -1,9 +1,10 @@
 """HTML: visible text in block structure; scripts, styles and navigation dropped.
 
 Block-level elements (paragraphs, headings, list items, table rows, ...) become
-blocks; inline whitespace is collapsed as a browser would, ``<br>`` keeps its
-line break, ``<pre>`` keeps its layout, table cells are joined with `` | `` and
-images stand for their ``alt`` text.
+blocks, each standing under the section of the heading before it; inline
+whitespace is collapsed as a browser would, ``<br>`` keeps its line break,
+``<pre>`` keeps its layout, table cells are joined with `` | `` and images stand
+for their ``alt`` text.
 The tree is walked iteratively, so deeply nested pages cannot exhaust the stack.
 """
 
@@ -17,7 +18,7 @@ from lxml import etree
 
 from docuchat.corpus.parsers._decode import decode_text
 from docuchat.corpus.parsers._document import DocumentBuilder, pick_title
-from docuchat.corpus.types import ParsedDocument
+from docuchat.corpus.types import ParsedDocument, Section
 from docuchat.errors import EmptyDocument
 
 MEDIA_TYPE = "text/html"
@@ -34,6 +35,7 @@ _BLOCKS = frozenset(
     }
 )  # fmt: skip
 _CELLS = frozenset({"td", "th"})
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_:.-]+)""", re.IGNORECASE)
 _XML_DECLARATION = re.compile(r"\A\s*<\?xml[^>]*\?>")
 _WHITESPACE = re.compile(r"\s+")
@@ -61,8 +63,11 @@ def document_from_markup(
     except etree.ParserError as exc:  # "Document is empty"
         raise EmptyDocument("the document contains no text") from exc
     builder = DocumentBuilder()
-    for block in visible_blocks(root):
-        builder.add(block, 1)
+    section: Section | None = None
+    for block, tag in _tagged_blocks(root):
+        if tag in _HEADINGS and block:
+            section = Section(" ".join(block.split()))
+        builder.add(block, 1, place=section)
     headings = root.xpath(_FIRST_HEADING)
     return builder.build(
         title=pick_title(
@@ -80,6 +85,12 @@ def document_from_markup(
 
 def visible_blocks(root: lxml.html.HtmlElement) -> Iterator[str]:
     """The visible text under ``root``, one string per block-level element."""
+    return (text for text, _ in _tagged_blocks(root))
+
+
+def _tagged_blocks(root: lxml.html.HtmlElement) -> Iterator[tuple[str, str | None]]:
+    """Each block's visible text with the tag of the element it is the text of (None for
+    text between blocks)."""
     line: list[str] = []
     walker = etree.iterwalk(root, events=("start", "end"))
     for event, element in walker:
@@ -89,10 +100,10 @@ def visible_blocks(root: lxml.html.HtmlElement) -> Iterator[str]:
                 walker.skip_subtree()
                 continue
             if tag in _BLOCKS:
-                yield _collapse(line)
+                yield _collapse(line), None
                 line = []
             if tag == "pre":
-                yield element.text_content()
+                yield element.text_content(), tag
                 walker.skip_subtree()
                 continue
             if tag in _CELLS and any(part.strip() for part in line):
@@ -102,12 +113,12 @@ def visible_blocks(root: lxml.html.HtmlElement) -> Iterator[str]:
             line.append(_WHITESPACE.sub(" ", element.text or ""))
         else:
             if tag in _BLOCKS:
-                yield _collapse(line)
+                yield _collapse(line), tag
                 line = []
             elif tag == "br":
                 line.append("\n")
             line.append(_WHITESPACE.sub(" ", element.tail or ""))
-    yield _collapse(line)
+    yield _collapse(line), None
 
 
 def _collapse(line: list[str]) -> str:

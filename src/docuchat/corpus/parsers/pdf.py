@@ -1,34 +1,63 @@
 """PDF through PDFium (pypdfium2): the fastest and most robust parser measured.
 
 See ``bench/pdf_parsers.py`` and ``docs/readme/ingestion.md`` for the
-comparison with pypdf and pdfplumber. PDFium already joins words hyphenated
-at a line end (marking the join with U+FFFE, which we drop) and keeps columns
-apart. Text is NFKC-normalised so that ligatures ("ﬁ") and presentation forms
-become the letters people search for. A page's lines are joined into
-paragraphs: a line clearly shorter than a full line of the page ends one,
-and stands alone if it does not end like a sentence (a heading, a label).
+comparison with pypdf and pdfplumber. The text layer is read character by
+character with each glyph's box, so every word of the stored text keeps where it
+is drawn. PDFium already joins words hyphenated at a line end (marking the join
+with U+FFFE: the two halves stay two pieces with their own boxes) and keeps
+columns apart. Text is NFKC-normalised so that ligatures ("ﬁ") and presentation
+forms become the letters people search for. A page's lines are joined into
+paragraphs: a line clearly shorter than a full line of the page ends one, and
+stands alone if it does not end like a sentence (a heading, a label).
+
+A page with no text layer but an image (a scan, or the scanned pages of a mixed
+PDF) is rendered and read by OCR (``docuchat.corpus.ocr``), words and boxes too.
+
 The title is the metadata title, else such a heading opening the document
 (of more than one word: single words are mostly labels), else the file name.
 """
 
 from __future__ import annotations
 
+import ctypes
+import math
 import re
 import threading
-import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
+from PIL import Image
 
+from docuchat.corpus.ocr import OcrWord, get_engine, paragraphs
 from docuchat.corpus.parsers._document import DocumentBuilder, clean_text, pick_title
+from docuchat.corpus.parsers._layout import (
+    Box,
+    Line,
+    Word,
+    located_words,
+    paragraph,
+    paragraphs_by_length,
+)
 from docuchat.corpus.types import ParsedDocument
-from docuchat.errors import CorruptDocument, EncryptedDocument, UnsupportedFileType
+from docuchat.errors import (
+    CorruptDocument,
+    EncryptedDocument,
+    ParseLimitExceeded,
+    UnsupportedFileType,
+)
 
 MEDIA_TYPE = "application/pdf"
 
+MAX_PAGES = 5000
+MAX_PAGE_CHARS = 200_000  # a dense page of 6-point text holds about 20,000
+OCR_DPI = 300
+MAX_OCR_PIXELS = 40_000_000  # a page rendered for OCR: A3 at 300 dpi is 17 million
+MIN_OCR_POINTS = 36  # half an inch: smaller pages (icons, test images) hold no text to read
+
 # PDFium is not thread-safe, not even across documents: one call at a time per process.
-_PDFIUM_LOCK = threading.Lock()
+PDFIUM_LOCK = threading.Lock()
 _HEADER_WINDOW = 1024  # readers accept junk before "%PDF-" within the first kilobyte
 _LOCKED_ERRORS = (pdfium_c.FPDF_ERR_PASSWORD, pdfium_c.FPDF_ERR_SECURITY)
 _METADATA_KEYS = {
@@ -37,50 +66,78 @@ _METADATA_KEYS = {
     "Creator": "creator",
     "Producer": "producer",
 }
-_JOINED_HYPHEN = re.compile(r"\ufffe\s*")
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_SHORT_LINE = 0.75  # of a full line on the page: such a line ends a paragraph
-_CLAUSE_ENDS = (".", "!", "?", ":", ";", ",", "…", '"', "”", ")")
+# Where PDFium joined a word hyphenated at a line end: 0x02 per character (U+FFFE in
+# its page text); the word's two halves are two pieces, drawn on two lines.
+_HYPHEN_JOINS = frozenset({0x02, 0xFFFE})
+# A page's text in pieces: a word (up to a space, a line end or a hyphen join), or a
+# line end ("\r\n" is one).
+_PIECES = re.compile(r"(?P<word>[^\s\x02\ufffe]+)|(?P<line_end>\r\n|\r|\n)")
 
 
-def parse(data: bytes, stem: str) -> ParsedDocument:
+@dataclass(frozen=True, slots=True)
+class _Page:
+    lines: Sequence[Line]
+    scanned: Image.Image | None = None  # no text layer, an image: to be read by OCR
+
+
+def parse(
+    data: bytes, stem: str, progress: Callable[[int, int], None] | None = None
+) -> ParsedDocument:
     if b"%PDF-" not in data[:_HEADER_WINDOW]:
         raise UnsupportedFileType("the content is not a PDF (no %PDF- header)")
-    with _PDFIUM_LOCK:
+    with PDFIUM_LOCK:
         pages, info = _extract(data)
     builder = DocumentBuilder()
     first_heading = None
-    for number, page_text in enumerate(pages, start=1):
-        for paragraph, is_heading in _paragraphs(page_text):
-            if builder.is_empty and is_heading and len(paragraph.split()) > 1:
-                first_heading = paragraph  # a title line opens the document
-            builder.add(paragraph, number)
+    scans = sum(page.scanned is not None for page in pages)
+    read = 0
+    for number, page in enumerate(pages, start=1):
+        if page.scanned is not None:
+            for group in paragraphs(get_engine().read(page.scanned)):
+                text, pieces = paragraph([ocr_words(line.words) for line in group])
+                builder.add(text, number, pieces=pieces)
+            read += 1
+            if progress:
+                progress(read, scans)
+            continue
+        for lines, is_heading in paragraphs_by_length(page.lines):
+            text, pieces = paragraph(lines)
+            if builder.is_empty and is_heading and len(text.split()) > 1:
+                first_heading = text  # a title line opens the document
+            builder.add(text, number, pieces=pieces)
     return builder.build(
         title=pick_title(info.get("Title"), first_heading, fallback=stem),
         page_count=len(pages),
         media_type=MEDIA_TYPE,
         metadata={
             name: clean_text(info[key]) for key, name in _METADATA_KEYS.items() if info.get(key)
-        },
+        }
+        | ({"ocr_pages": scans} if scans else {}),
         empty_reason=(
-            f"the PDF's {len(pages)} page(s) hold no extractable text: it looks scanned or "
-            "image-only, and OCR is not supported"
+            f"the PDF's {len(pages)} page(s) hold no text: no text layer, and OCR found none"
         ),
     )
 
 
-def _extract(data: bytes) -> tuple[list[str], dict[str, str]]:
-    """Each page's raw text and the document information dictionary."""
+def open_pdf(data: bytes) -> pdfium.PdfDocument:
+    """The document, or the typed error for a locked or damaged one (hold ``PDFIUM_LOCK``)."""
     try:
-        document = pdfium.PdfDocument(data)
+        return pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
         if exc.err_code in _LOCKED_ERRORS:
             raise EncryptedDocument(
                 "the PDF is password-protected; remove the password and try again"
             ) from exc
         raise CorruptDocument(f"the PDF is damaged and cannot be read ({exc})") from exc
+
+
+def _extract(data: bytes) -> tuple[list[_Page], dict[str, str]]:
+    """Each page's located lines (or its picture, for OCR) and the information dictionary."""
+    document = open_pdf(data)
     try:
-        pages = [_page_text(document, index) for index in range(len(document))]
+        if len(document) > MAX_PAGES:
+            raise ParseLimitExceeded(f"the PDF has {len(document):,} pages (limit {MAX_PAGES:,})")
+        pages = [_page(document, index) for index in range(len(document))]
         return pages, dict(document.get_metadata_dict())
     except pdfium.PdfiumError as exc:
         raise CorruptDocument(f"the PDF is damaged and cannot be read ({exc})") from exc
@@ -88,40 +145,102 @@ def _extract(data: bytes) -> tuple[list[str], dict[str, str]]:
         document.close()
 
 
-def _page_text(document: pdfium.PdfDocument, index: int) -> str:
+def _page(document: pdfium.PdfDocument, index: int) -> _Page:
     page = document[index]
     try:
         text_page = page.get_textpage()
         try:
-            return str(text_page.get_text_range())
+            lines = list(_lines(text_page, _Frame.of(page)))
         finally:
             text_page.close()
+        if not any(lines) and _has_image(page) and min(page.get_size()) >= MIN_OCR_POINTS:
+            return _Page([], _render_for_ocr(page))
+        return _Page(lines)
     finally:
         page.close()
 
 
-def _paragraphs(page_text: str) -> Iterator[tuple[str, bool]]:
-    """``(paragraph, is_heading)`` in reading order; blank paragraphs included."""
-    text = _JOINED_HYPHEN.sub("", unicodedata.normalize("NFKC", page_text))
-    lines = [line.strip() for line in _LINE_BREAK.split(text)]
-    short = _SHORT_LINE * _full_line_length(lines)
-    paragraph: list[str] = []
-    for line in lines:
-        if len(line) >= short:
-            paragraph.append(line)
-        elif line.endswith(_CLAUSE_ENDS):  # the last line of a paragraph
-            yield " ".join([*paragraph, line]), False
-            paragraph = []
-        else:  # a heading, a label, a page number: on its own
-            yield " ".join(paragraph), False
-            yield line, True
-            paragraph = []
-    yield " ".join(paragraph), False
+@dataclass(frozen=True, slots=True)
+class _Frame:
+    """Maps PDF user space to fractions of the page as shown (crop box, rotation)."""
+
+    left: float
+    bottom: float
+    width: float
+    height: float
+    rotation: int
+
+    @classmethod
+    def of(cls, page: pdfium.PdfPage) -> _Frame:
+        left, bottom, right, top = page.get_cropbox()
+        return cls(left, bottom, max(right - left, 1e-6), max(top - bottom, 1e-6),
+                   page.get_rotation() % 360)  # fmt: skip
+
+    def box(self, left: float, right: float, bottom: float, top: float) -> Box:
+        x0, x1 = (left - self.left) / self.width, (right - self.left) / self.width
+        y0, y1 = 1 - (top - self.bottom) / self.height, 1 - (bottom - self.bottom) / self.height
+        if self.rotation == 90:  # shown turned clockwise
+            x0, y0, x1, y1 = 1 - y1, x0, 1 - y0, x1
+        elif self.rotation == 180:
+            x0, y0, x1, y1 = 1 - x1, 1 - y1, 1 - x0, 1 - y0
+        elif self.rotation == 270:
+            x0, y0, x1, y1 = y0, 1 - x1, y1, 1 - x0
+        return x0, y0, x1, y1
 
 
-def _full_line_length(lines: list[str]) -> int:
-    """The length of a typical full line: the upper quartile, so that a few wide
-    lines (a heading across two columns, two lines PDFium joined at a hyphen)
-    do not make every ordinary line look short."""
-    lengths = sorted(len(line) for line in lines if line)
-    return lengths[len(lengths) * 3 // 4] if lengths else 0
+def _lines(text_page: pdfium.PdfTextPage, frame: _Frame) -> Iterator[list[Word]]:
+    """The page's lines as PDFium orders them, each a list of words with their boxes.
+
+    A word's box is the union of the rectangles PDFium gives for its characters (one
+    per text object the word is drawn with, each the union of its glyphs' boxes): a
+    call per word rather than per character."""
+    handle = text_page.raw
+    count = pdfium_c.FPDFText_CountChars(handle)
+    if count > MAX_PAGE_CHARS:
+        raise ParseLimitExceeded(f"a page holds {count:,} characters (limit {MAX_PAGE_CHARS:,})")
+    text = text_page.get_text_range()
+    if len(text) != count:  # characters outside the BMP: one call per character instead
+        text = "".join(chr(pdfium_c.FPDFText_GetUnicode(handle, i)) for i in range(count))
+    line: list[Word] = []
+    for match in _PIECES.finditer(text):
+        if match.lastgroup == "word":
+            start = match.start()
+            box = _word_box(handle, frame, start, match.end() - start)
+            glued = start > 0 and ord(text[start - 1]) in _HYPHEN_JOINS
+            line.extend(located_words(match.group(), box, glued=glued))
+        elif match.lastgroup == "line_end":
+            yield line  # empty: a blank line
+            line = []
+    if line:
+        yield line
+
+
+def _word_box(handle: object, frame: _Frame, start: int, count: int) -> Box | None:
+    left, top, right, bottom = (ctypes.c_double() for _ in range(4))
+    x0 = y0 = math.inf
+    x1 = y1 = -math.inf
+    for index in range(pdfium_c.FPDFText_CountRects(handle, start, count)):
+        found = pdfium_c.FPDFText_GetRect(handle, index, left, top, right, bottom)
+        if found and right.value > left.value and top.value > bottom.value:
+            x0, x1 = min(x0, left.value), max(x1, right.value)
+            y0, y1 = min(y0, bottom.value), max(y1, top.value)
+    return frame.box(x0, x1, y0, y1) if x1 > x0 else None
+
+
+def _has_image(page: pdfium.PdfPage) -> bool:
+    return any(True for _ in page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,)))
+
+
+def _render_for_ocr(page: pdfium.PdfPage) -> Image.Image:
+    """The page as shown, at OCR resolution (less for huge pages: bounded in pixels)."""
+    width, height = page.get_size()
+    scale = OCR_DPI / 72
+    pixels = width * height * scale * scale
+    if pixels > MAX_OCR_PIXELS:
+        scale *= (MAX_OCR_PIXELS / pixels) ** 0.5
+    image: Image.Image = page.render(scale=scale, grayscale=True).to_pil()
+    return image
+
+
+def ocr_words(words: tuple[OcrWord, ...]) -> list[Word]:
+    return [located for word in words for located in located_words(word.text, word.box)]

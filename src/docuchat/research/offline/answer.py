@@ -27,7 +27,8 @@ from docuchat.research.sentences import (
     stating,
 )
 from docuchat.research.similarity import SentenceSimilarity
-from docuchat.research.words import TOKEN, bare, fold, stem
+from docuchat.research.text import fold
+from docuchat.research.words import TOKEN, bare, stem
 
 # A paragraph of its own, so that no quote's citation is checked against the prefix's words.
 PREFIX = "From the documents (extractive):\n\n"

@@ -18,9 +18,9 @@ from docuchat.research.kinds import find
 from docuchat.research.offline.question import Question
 from docuchat.research.sentences import Sentence
 from docuchat.research.similarity import SentenceSimilarity
+from docuchat.research.text import fold
 from docuchat.research.words import (
     TOKEN,
-    fold,
     stem,
 )
 

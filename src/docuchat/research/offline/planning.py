@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from docuchat.research.offline.question import Question
 from docuchat.research.offline.transcript import OPEN, SEARCH, Hit, Turn
 from docuchat.research.questions import Asked
-from docuchat.research.words import numbers, stem, stems
+from docuchat.research.text import numbers
+from docuchat.research.words import stem, stems
 
 MAX_OPENS = 3  # the runtime keeps only the last three opened passages in full
 

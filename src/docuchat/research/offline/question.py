@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from docuchat.research.kinds import Kind
 from docuchat.research.questions import Asked, Part, meant
 from docuchat.research.questions import analyse as analyse_question
-from docuchat.research.words import numbers, stem, words
+from docuchat.research.text import numbers
+from docuchat.research.words import stem, words
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,10 +12,10 @@ from contextlib import suppress
 from functools import partial
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, HTTPException, Request, status
 
-from docuchat.errors import NotFound
-from docuchat.research import Answer, AnswerReady
+from docuchat.errors import ConfigError, NotFound
+from docuchat.research import Answer, AnswerReady, ResearchAgent
 from docuchat.research.conversation import history_messages, title_of, turn_of
 from docuchat.server.db_calls import db_call
 from docuchat.server.deps import CurrentUser, ServicesDep
@@ -26,7 +26,8 @@ from docuchat.server.runs import (
     RunItem,
     cancelled_on_disconnect,
 )
-from docuchat.server.schemas import AskRequest, AskResult, error_responses
+from docuchat.server.schemas import AskRequest, AskResult, Mode, ResearchRequest, error_responses
+from docuchat.server.services import Services
 from docuchat.server.stream import (
     ErrorEvent,
     FinalEvent,
@@ -49,6 +50,7 @@ STREAMED = stream_response(
 
 @router.post("/ask", response_model=AskResult, responses={200: STREAMED, **error_responses(400)})
 async def ask(body: AskRequest, request: Request, user: CurrentUser, services: ServicesDep) -> Any:
+    agent = research_agent(services, user.id, body.mode, body.research, body.model)
     conversation = await db_call(partial(_conversation, services.accounts, user.id, body))
     history = history_messages(conversation.turns, services.settings.history_turns)
 
@@ -56,7 +58,7 @@ async def ask(body: AskRequest, request: Request, user: CurrentUser, services: S
         await db_call(partial(_save_turn, services.accounts, user.id, conversation.id, answer))
 
     run = services.runs.start(
-        services.agent(user.id, body.mode),
+        agent,
         body.question,
         history=history,
         conversation_id=conversation.id,
@@ -83,6 +85,21 @@ def _event(item: RunItem, run: ActiveRun, steps: StepTranslator) -> str:
         return sse(ErrorEvent(message=item.message))
     event = steps.translate(item)
     return sse(event) if event is not None else ""
+
+
+def research_agent(
+    services: Services,
+    owner: str,
+    mode: Mode,
+    research: ResearchRequest | None,
+    model_spec: str | None = None,
+) -> ResearchAgent:
+    """The question's agent; a model the server does not offer is a 404 that says which
+    it does."""
+    try:
+        return services.agent(owner, mode, research, model_spec)
+    except ConfigError as exc:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from None
 
 
 def _conversation(accounts: Accounts, owner: str, body: AskRequest) -> Conversation:

@@ -20,8 +20,9 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request, status
 
 from docuchat.models.base import AssistantMessage, Message, UserMessage
-from docuchat.research import Answer, AnswerReady
+from docuchat.research import Answer, AnswerReady, Failure
 from docuchat.server.deps import CurrentUser, ServicesDep
+from docuchat.server.errors import openai_error
 from docuchat.server.openai_schemas import (
     MODELS,
     AssistantReply,
@@ -36,8 +37,8 @@ from docuchat.server.openai_schemas import (
     ModelCard,
     ModelList,
     OpenAIError,
-    OpenAIErrorDetail,
 )
+from docuchat.server.routes.ask import research_agent
 from docuchat.server.runs import (
     ActiveRun,
     RunCrashed,
@@ -51,6 +52,7 @@ from docuchat.server.stream import StepEvent, StepTranslator, sse, stream_respon
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": OpenAIError, "description": "The request is not acceptable"},
     401: {"model": OpenAIError, "description": "Missing, malformed or unknown API key"},
+    413: {"model": OpenAIError, "description": "The body is larger than the server's limit"},
 }
 _RESPONSES: dict[int | str, dict[str, Any]] = {
     200: stream_response(
@@ -59,9 +61,22 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
         "ChatCompletionChunk",
     ),
     404: {"model": OpenAIError, "description": "No such model"},
+    502: {"model": OpenAIError, "description": "No answer: the model failed or a limit ended it"},
+    503: {"model": OpenAIError, "description": "No answer: the server is shutting down"},
+    504: {"model": OpenAIError, "description": "No answer: the model did not answer in time"},
 }
 
 router = APIRouter(prefix="/v1", tags=["openai"], responses=_ERRORS)
+
+FAILURE_STATUS: dict[Failure, int] = {
+    "model_error": status.HTTP_502_BAD_GATEWAY,
+    "limit": status.HTTP_502_BAD_GATEWAY,
+    "timeout": status.HTTP_504_GATEWAY_TIMEOUT,
+    "cancelled": status.HTTP_503_SERVICE_UNAVAILABLE,
+}
+"""A question without an answer, as an HTTP status (streamed: an error object, then [DONE]):
+the model failed or a limit ended it (502), the model did not answer in time (504), the run
+was cancelled (503: the server is shutting down)."""
 _STARTED = int(time.time())
 
 
@@ -85,12 +100,16 @@ async def chat_completions(
         raise HTTPException(
             status.HTTP_400_BAD_REQUEST, "the last message must be the user's question"
         )
-    run = services.runs.start(services.agent(user.id, mode), last.text, history=_history(earlier))
+    agent = research_agent(services, user.id, mode, body.research)
+    history = _history(earlier, services.settings.history_turns)
+    run = services.runs.start(agent, last.text, history=history)
     if body.stream:
         include_usage = body.stream_options is not None and body.stream_options.include_usage
         return RunEventStream(run, _chunks(run, body.model, include_usage=include_usage))
     async with cancelled_on_disconnect(request.receive, run.cancel):
         answer = await run.answer()
+    if answer.failure is not None:
+        raise HTTPException(FAILURE_STATUS[answer.failure], answer.failure_message())
     return ChatCompletion(
         id=f"chatcmpl-{run.id}",
         created=int(time.time()),
@@ -119,14 +138,17 @@ class _ChunkWriter:
         self.steps = StepTranslator()
 
     def of(self, item: RunItem) -> Iterator[str]:
-        if isinstance(item, AnswerReady):
+        if isinstance(item, AnswerReady) and item.answer.failure is not None:
+            status_code = FAILURE_STATUS[item.answer.failure]
+            error = openai_error(status_code, item.answer.failure_message())
+            yield sse(OpenAIError(error=error))
+        elif isinstance(item, AnswerReady):
             yield self.chunk(Delta(content=reply_text(item.answer)))
             yield self.chunk(Delta(), stop=True, citations=_citations(item.answer))
             if self.include_usage:
                 yield self.chunk(None, usage=_usage(item.answer))
         elif isinstance(item, RunCrashed):
-            error = OpenAIErrorDetail(message=item.message, type="server_error")
-            yield sse(OpenAIError(error=error))
+            yield sse(OpenAIError(error=openai_error(500, item.message)))
         elif isinstance(event := self.steps.translate(item), StepEvent):
             yield self.chunk(Delta(reasoning_content=event.message + "\n"))
 
@@ -150,24 +172,26 @@ class _ChunkWriter:
 
 def reply_text(answer: Answer) -> str:
     """The answer with its ``[N]`` markers, then one line per cited source."""
-    text = answer.answer or f"(no answer: {answer.outcome})"
+    text = answer.answer
     if not answer.citations:
         return text
     sources = [
-        f"[{c.n}] {c.title}, page {c.page} ({'verified' if c.verified else 'not verified'})"
+        f"[{c.n}] {c.title}, {c.label} ({'verified' if c.verified else 'not verified'})"
         for c in answer.citations
     ]
     return text + "\n\nSources:\n" + "\n".join(sources)
 
 
-def _history(messages: list[ChatMessage]) -> list[Message]:
+def _history(messages: list[ChatMessage], turns: int) -> list[Message]:
+    """The conversation's user and assistant messages: the last ``turns`` turns of it, as
+    the model sees of a conversation saved by ``/api/ask``."""
     history: list[Message] = []
     for message in messages:
         if message.role == "user" and message.text:
             history.append(UserMessage(message.text))
         elif message.role == "assistant" and message.text:
             history.append(AssistantMessage(message.text))
-    return history
+    return history[len(history) - 2 * turns :] if turns else []
 
 
 def _citations(answer: Answer) -> list[CitationPublic]:

@@ -12,9 +12,14 @@ const ADDRESSING = {
   false: " It does not address the question.",
 };
 
+/** Where a citation points, as every view writes it: "page 2", "pages 2-3", "slide 4", ... */
+export function whereLabel(citation) {
+  return citation.label || `page ${citation.page}`;
+}
+
 /** How a citation describes itself to a screen reader and in a tooltip. */
 export function citationLabel(citation) {
-  const where = `${citation.title}, page ${citation.page}`;
+  const where = `${citation.title}, ${whereLabel(citation)}`;
   const verified = citation.verified
     ? `Source ${citation.n}: ${where}. Verified: the passage supports the sentence.`
     : `Source ${citation.n}: ${where}. Not verified: the passage may not support the sentence.`;
@@ -37,7 +42,25 @@ function citationChip(citation, onCite) {
   );
 }
 
-function inline(text, byNumber, onCite) {
+/**
+ * The checks of the sentence each marker stands in, met in the answer's order: a marker's
+ * chips show how its passage supports that sentence, not another sentence citing it. Each
+ * sentence's citations are used up by its markers, then the next sentence's are due.
+ * Without claims (an answer saved before they existed) each passage's own verdict serves.
+ */
+function claimFinder(claims, byNumber) {
+  const pending = claims.map((claim) => new Map(claim.citations.map((c) => [c.n, c])));
+  return (numbers) => {
+    while (pending.length && !pending[0].size) pending.shift();
+    const checks = pending.find((left) => numbers.every((n) => left.has(n)));
+    if (!checks) return byNumber;
+    const found = new Map(numbers.map((n) => [n, checks.get(n)]));
+    for (const n of numbers) checks.delete(n);
+    return found;
+  };
+}
+
+function inline(text, byNumber, findClaim, onCite) {
   const nodes = [];
   for (const part of text.split(INLINE)) {
     if (!part) continue;
@@ -45,7 +68,8 @@ function inline(text, byNumber, onCite) {
     if (marker) {
       const numbers = marker[1].split(",").map((n) => Number(n.trim()));
       if (numbers.every((n) => byNumber.has(n))) {
-        nodes.push(h("span", { class: "cites" }, numbers.map((n) => citationChip(byNumber.get(n), onCite))));
+        const checks = findClaim(numbers);
+        nodes.push(h("span", { class: "cites" }, numbers.map((n) => citationChip(checks.get(n), onCite))));
         continue;
       }
     }
@@ -61,7 +85,7 @@ function inline(text, byNumber, onCite) {
 }
 
 /** Blocks of a Markdown-ish answer: paragraphs, bullet and numbered lists, headings. */
-function blocks(text, byNumber, onCite) {
+function blocks(text, byNumber, findClaim, onCite) {
   const out = [];
   for (const block of text.trim().split(/\n{2,}/)) {
     let list = null;
@@ -73,15 +97,15 @@ function blocks(text, byNumber, onCite) {
       if (bullet || numbered) {
         const tag = bullet ? "ul" : "ol";
         if (!list || list.tagName.toLowerCase() !== tag) out.push((list = h(tag)));
-        list.append(h("li", {}, inline((bullet || numbered)[1], byNumber, onCite)));
+        list.append(h("li", {}, inline((bullet || numbered)[1], byNumber, findClaim, onCite)));
         paragraph = null;
       } else if (heading) {
-        out.push(h("p", { class: "answer-heading" }, inline(heading[1], byNumber, onCite)));
+        out.push(h("p", { class: "answer-heading" }, inline(heading[1], byNumber, findClaim, onCite)));
         list = paragraph = null;
       } else if (line.trim()) {
         if (!paragraph) out.push((paragraph = h("p")));
         else paragraph.append(h("br"));
-        paragraph.append(...inline(line, byNumber, onCite));
+        paragraph.append(...inline(line, byNumber, findClaim, onCite));
         list = null;
       }
     }
@@ -89,10 +113,11 @@ function blocks(text, byNumber, onCite) {
   return out;
 }
 
-/** The answer's content: text with [N] markers turned into chips for the given citations. */
-export function renderAnswer(text, citations, onCite) {
+/** The answer's content: text with [N] markers turned into chips, each with its sentence's
+ * check (``claims``) of the given citations. */
+export function renderAnswer(text, citations, claims, onCite) {
   const byNumber = new Map(citations.map((c) => [c.n, c]));
-  return blocks(text, byNumber, onCite);
+  return blocks(text, byNumber, claimFinder(claims, byNumber), onCite);
 }
 
 export function verificationPill(verified) {
@@ -136,7 +161,7 @@ export function renderSources(citations, onCite) {
               "span",
               { class: "source-main" },
               h("span", { class: "source-title" }, c.title),
-              h("span", { class: "source-meta" }, `Page ${c.page}`, verificationPill(c.verified),
+              h("span", { class: "source-meta" }, whereLabel(c), verificationPill(c.verified),
                 c.verified ? addressingPill(c.addresses) : null),
               c.quote ? h("span", { class: "source-quote" }, `“${c.quote}”`) : null,
             ),

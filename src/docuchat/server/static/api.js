@@ -60,6 +60,19 @@ export class Api {
   deleteDocument(id) { return this.request("DELETE", `/api/documents/${encodeURIComponent(id)}`); }
   job(id) { return this.request("GET", `/api/jobs/${encodeURIComponent(id)}`); }
   passage(chunkId) { return this.request("GET", `/api/passages/${encodeURIComponent(chunkId)}`); }
+
+  /** A blob: URL of an authenticated GET (an <img> or a new tab cannot send the key). */
+  async blobUrl(path) {
+    const response = await fetch(path, { headers: this.headers() });
+    if (!response.ok) throw await this.fail(response);
+    return URL.createObjectURL(await response.blob());
+  }
+
+  pageImage(docId, page, width) {
+    return this.blobUrl(`/api/documents/${encodeURIComponent(docId)}/pages/${page}?width=${width}`);
+  }
+
+  documentFile(docId) { return this.blobUrl(`/api/documents/${encodeURIComponent(docId)}/file`); }
   conversations() { return this.request("GET", "/api/conversations"); }
   conversation(id) { return this.request("GET", `/api/conversations/${encodeURIComponent(id)}`); }
   deleteConversation(id) {
@@ -98,11 +111,14 @@ export class Api {
    * POST /api/ask with stream=true and call onEvent(event) for each server-sent event until
    * "[DONE]". fetch + ReadableStream rather than EventSource, which cannot send the key.
    */
-  async ask({ question, conversationId, mode }, onEvent, signal) {
+  /** research: {detail, tools}; an empty choice leaves the server's setting. */
+  async ask({ question, conversationId, mode, research = {} }, onEvent, signal) {
+    const chosen = Object.fromEntries(Object.entries(research).filter(([, value]) => value));
+    const body = { question, conversation_id: conversationId, mode, stream: true, research: chosen };
     const response = await fetch("/api/ask", {
       method: "POST",
       headers: this.headers({ "Content-Type": "application/json", Accept: "text/event-stream" }),
-      body: JSON.stringify({ question, conversation_id: conversationId, mode, stream: true }),
+      body: JSON.stringify(body),
       signal,
     });
     if (!response.ok) throw await this.fail(response);

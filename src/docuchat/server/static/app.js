@@ -6,6 +6,8 @@ import { DocumentsView } from "./documents.js";
 import { notify } from "./dom.js";
 import { PassagePanel } from "./passage.js";
 
+// The key lives in sessionStorage: it survives a reload but not the tab, so it is not left
+// behind on a shared computer, and one browser profile holds no key once its tabs are closed.
 const KEY_STORAGE = "docuchat.apiKey";
 const $ = (id) => document.getElementById(id);
 
@@ -28,6 +30,8 @@ const chat = new Chat(api, {
   form: $("composer"),
   question: $("question"),
   mode: $("mode"),
+  detail: $("detail"),
+  tools: $("tools"),
   send: $("send"),
   cancel: $("cancel"),
   onConversation: (id) => {
@@ -53,6 +57,7 @@ const documents = new DocumentsView(api, {
   empty: $("documents-empty"),
   count: $("document-count"),
   onChange: (docs) => { $("no-documents-hint").hidden = docs.length > 0; },
+  onOpen: (doc, trigger) => passages.openDocument(doc, trigger).catch((error) => notify(error.message)),
 });
 
 function refreshQuietly(component) {
@@ -150,7 +155,7 @@ async function signIn(key, { remembered = false } = {}) {
     me = await api.me();
   } catch (error) {
     api.key = null;
-    localStorage.removeItem(KEY_STORAGE);
+    sessionStorage.removeItem(KEY_STORAGE);
     const message = error.status === 401
       ? (remembered ? "Your saved API key is no longer accepted. Sign in again."
         : "That API key was not accepted. Check it and try again.")
@@ -158,7 +163,7 @@ async function signIn(key, { remembered = false } = {}) {
     showSignIn(message);
     return;
   }
-  localStorage.setItem(KEY_STORAGE, key);
+  sessionStorage.setItem(KEY_STORAGE, key);
   $("user-name").textContent = me.name;
   $("user-initial").textContent = (me.name || "?").charAt(0).toUpperCase();
   $("api-key").value = "";
@@ -173,7 +178,7 @@ function signOut(message) {
   chat.cancel();
   passages.close();
   api.key = null;
-  localStorage.removeItem(KEY_STORAGE);
+  sessionStorage.removeItem(KEY_STORAGE);
   chat.conversationId = null;
   chat.clear();
   history.replaceState(null, "", "#/");
@@ -189,6 +194,6 @@ $("signin-form").addEventListener("submit", (e) => {
 
 $("sign-out").addEventListener("click", () => signOut());
 
-const saved = localStorage.getItem(KEY_STORAGE);
+const saved = sessionStorage.getItem(KEY_STORAGE);
 if (saved) signIn(saved, { remembered: true });
 else showSignIn();

@@ -13,6 +13,7 @@ const OUTCOME_WORDS = {
   model_error: "the model failed",
   stuck: "the model kept repeating itself",
   invalid_response: "the model's reply could not be read",
+  context_overflow: "the request did not fit the model's context window",
 };
 
 function outcomeText(outcome) {
@@ -23,16 +24,29 @@ function note(kind, label, text) {
   return h("p", { class: `note note-${kind}` }, h("span", { class: `badge badge-${kind}` }, label), text);
 }
 
-/** The labels under an answer: forced, fallback, removed citations, unsupported claims. */
+/** The labels under an answer: forced, reminded, extractive or pipeline fallback, removed
+ * citations, unsupported claims. */
 function answerNotes(result) {
   const notes = [];
   if (result.forced) {
     notes.push(note("warn", "Forced answer",
       `${capitalise(outcomeText(result.outcome))}, so this answer was written from what had been found so far.`));
   } else if (result.outcome && result.outcome !== "answered") {
-    notes.push(note("warn", "Incomplete", `${capitalise(outcomeText(result.outcome))}.`));
+    const why = result.model_error ? `: ${result.model_error}` : "";
+    notes.push(note("warn", "Incomplete", `${capitalise(outcomeText(result.outcome))}${why}.`));
   }
-  if (result.fallback) {
+  if (result.mode_reason) {
+    notes.push(note("info", "Pipeline", `${capitalise(result.mode_reason)}.`));
+  }
+  if (result.reminded) {
+    notes.push(note("info", "Reminded",
+      "The model answered without searching the documents and was asked to search first."));
+  }
+  if (result.extractive) {
+    notes.push(note("warn", "Extractive answer",
+      `The model failed${result.fallback_reason ? ` (${result.fallback_reason})` : ""}; `
+      + "this answer quotes the passages it had read."));
+  } else if (result.fallback) {
     notes.push(note("info", "Pipeline fallback",
       `The agent could not finish${result.fallback_reason ? ` (${result.fallback_reason})` : ""}; `
       + "a fixed search-and-read pipeline answered instead."));
@@ -129,12 +143,21 @@ class Turn {
       parts.filter(Boolean).join(" · "));
   }
 
+  /** A past turn as it was: its kept steps, each after the model's note on its way. */
+  restore(stored) {
+    for (const step of stored.steps || []) {
+      if (step.note) this.steps.note(step.note);
+      this.steps.update(step);
+    }
+    this.render(stored);
+  }
+
   /** An answer as stored (a past turn, or the final event). An answer whose citations do
    * not address the question is shown as related reading under "No answer", not as an answer. */
   render(result) {
     const citations = result.citations || [];
     const content = result.answer
-      ? renderAnswer(result.answer, citations, this.onCite)
+      ? renderAnswer(result.answer, citations, result.claims || [], this.onCite)
       : [h("p", { class: "hint" }, "No answer.")];
     const unanswered = result.presentation === "not_an_answer";
     this.answer.classList.toggle("answer-related", unanswered);
@@ -164,12 +187,16 @@ class Turn {
 }
 
 export class Chat {
-  constructor(api, { thread, empty, form, question, mode, send, cancel, onConversation, onCite }) {
+  constructor(api, {
+    thread, empty, form, question, mode, detail, tools, send, cancel, onConversation, onCite,
+  }) {
     this.api = api;
     this.thread = thread;
     this.empty = empty;
     this.question = question;
     this.mode = mode;
+    this.detail = detail;
+    this.tools = tools;
     this.send = send;
     this.cancelButton = cancel;
     this.onConversation = onConversation;
@@ -219,7 +246,7 @@ export class Chat {
     this.empty.hidden = conversation.turns.length > 0;
     for (const stored of conversation.turns) {
       const turn = new Turn(stored.question, this.onCite);
-      turn.render(stored);
+      turn.restore(stored);
       this.thread.append(turn.el);
     }
     this.thread.lastElementChild?.scrollIntoView({ block: "end" });
@@ -250,7 +277,12 @@ export class Chat {
     this.setBusy(true);
     try {
       await this.api.ask(
-        { question: text, conversationId: this.conversationId, mode: this.mode.value },
+        {
+          question: text,
+          conversationId: this.conversationId,
+          mode: this.mode.value,
+          research: { detail: this.detail.value, tools: this.tools.value },
+        },
         (event) => this.handle(run, event),
         run.controller.signal,
       );

@@ -78,8 +78,9 @@ class UploadRow {
 }
 
 export class DocumentsView {
-  constructor(api, { dropzone, input, uploads, body, empty, count, onChange }) {
+  constructor(api, { dropzone, input, uploads, body, empty, count, onChange, onOpen }) {
     this.api = api;
+    this.onOpen = onOpen;
     this.uploads = uploads;
     this.body = body;
     this.empty = empty;
@@ -117,8 +118,11 @@ export class DocumentsView {
     return h(
       "tr",
       { "data-doc-id": doc.id },
-      h("td", {}, h("div", { class: "doc-title" }, icon(ICONS.file),
-        h("span", { title: doc.source || doc.title }, doc.title))),
+      h("td", {}, h("button", {
+        type: "button", class: "doc-title link-btn", title: `Open ${doc.source || doc.title}`,
+        "aria-label": `Open ${doc.title}`,
+        onclick: (e) => this.onOpen(doc, e.currentTarget),
+      }, icon(ICONS.file), h("span", {}, doc.title))),
       h("td", {}, h("span", { class: "type-tag" }, mediaName(doc.media_type))),
       h("td", { class: "num" }, String(doc.page_count)),
       h("td", { class: "num" }, String(doc.chunk_count)),
@@ -152,7 +156,9 @@ export class DocumentsView {
         row.phase("uploading", `Uploading… ${percent}%`, percent);
       });
       row.phase("processing", "Reading and indexing…", null);
-      row.finish(await this.waitFor(accepted.job_id, row));
+      const job = await this.waitFor(accepted.job_id, row);
+      // Files refused on arrival (type, size) are reported with the job's own skipped files.
+      row.finish({ ...job, skipped: [...(accepted.rejected || []), ...job.skipped] });
     } catch (error) {
       row.fail(error.message);
     }

@@ -3,6 +3,8 @@
 /**
  * Build an element: h("li", {class: "x", onclick: fn}, "text", child, [more]).
  * Attributes that start with "on" become listeners; false/null/undefined attributes are skipped.
+ * `style` is an object of properties, set through the DOM: the page's Content-Security-Policy
+ * refuses style attributes.
  */
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
@@ -10,6 +12,7 @@ export function h(tag, attrs = {}, ...children) {
     if (value === false || value === null || value === undefined) continue;
     if (name.startsWith("on")) el.addEventListener(name.slice(2), value);
     else if (name === "dataset") Object.assign(el.dataset, value);
+    else if (name === "style") Object.assign(el.style, value);
     else el.setAttribute(name, value === true ? "" : String(value));
   }
   append(el, children);

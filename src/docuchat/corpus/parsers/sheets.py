@@ -1,0 +1,142 @@
+"""Spreadsheets: XLSX through openpyxl, CSV through the stdlib ``csv`` module.
+
+openpyxl is the maintained reader of the format; its read-only mode streams rows
+without loading the workbook into memory, and values come as saved (formulas give
+the result Excel cached). The zip is checked against decompression bombs first.
+
+Each sheet is one page and a table: the first non-empty row is its header when all
+its cells are text; every later row is a block of two lines, the header and the
+row, cells joined by `` | `` ("Department | Budget\\nFacilities | 184,000"), so a
+row never loses what its columns mean, however the text is cut into chunks. A
+block's place is the sheet and the row's cells ("Budget 2026!A2:C2"). Numbers are
+written with thousands separators as spreadsheets show them.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import io
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from docuchat.corpus.parsers._decode import decode_text
+from docuchat.corpus.parsers._document import DocumentBuilder, pick_title
+from docuchat.corpus.parsers._zip import open_archive
+from docuchat.corpus.types import ParsedDocument, SheetCells
+from docuchat.errors import CorruptDocument, ParseLimitExceeded, UnsupportedFileType
+
+XLSX_MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+CSV_MEDIA_TYPE = "text/csv"
+MAX_SHEETS = 500
+MAX_CELLS = 2_000_000  # cells visited, empty ones included, in all sheets
+MAX_CELL_CHARS = 32_767  # Excel's own limit per cell
+_SEPARATOR = " | "
+
+
+def parse_xlsx(data: bytes, stem: str) -> ParsedDocument:
+    with open_archive(data, "XLSX") as archive:
+        if "xl/workbook.xml" not in archive.names():
+            raise UnsupportedFileType("the content is not an XLSX (a zip without a workbook)")
+        archive.check_parts()
+    import openpyxl  # 0.4 s to import: only when a workbook comes
+
+    try:
+        workbook = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    except (KeyError, ValueError, TypeError, OSError) as exc:
+        raise CorruptDocument(f"the XLSX cannot be read ({exc})") from exc
+    try:
+        sheets = workbook.worksheets
+        if len(sheets) > MAX_SHEETS:
+            raise ParseLimitExceeded(f"the XLSX has {len(sheets):,} sheets (limit {MAX_SHEETS})")
+        budget = _Budget()
+        builder = DocumentBuilder()
+        for number, sheet in enumerate(sheets, start=1):
+            rows = (budget.spent(row) for row in sheet.iter_rows(values_only=True))
+            _add_table(builder, sheet.title, number, rows)
+        title = pick_title(workbook.properties.title, fallback=stem)
+    except (KeyError, ValueError, TypeError) as exc:
+        raise CorruptDocument(f"the XLSX cannot be read ({exc})") from exc
+    finally:
+        workbook.close()
+    return builder.build(
+        title=title,
+        page_count=max(len(sheets), 1),
+        media_type=XLSX_MEDIA_TYPE,
+        metadata={"sheets": [sheet.title for sheet in sheets]},
+        empty_reason="the workbook's sheets hold no values",
+    )
+
+
+def parse_csv(data: bytes, stem: str) -> ParsedDocument:
+    text, encoding = decode_text(data)
+    try:
+        dialect: Any = csv.Sniffer().sniff(text[:8192], delimiters=",;\t|")
+    except csv.Error:
+        dialect = csv.excel
+    budget = _Budget()
+    builder = DocumentBuilder()
+    try:
+        rows = (budget.spent(row) for row in csv.reader(io.StringIO(text), dialect))
+        _add_table(builder, stem, 1, rows)
+    except csv.Error as exc:
+        raise CorruptDocument(f"the CSV cannot be read ({exc})") from exc
+    return builder.build(
+        title=stem,
+        page_count=1,
+        media_type=CSV_MEDIA_TYPE,
+        metadata={"encoding": encoding},
+        empty_reason="the CSV holds no values",
+    )
+
+
+class _Budget:
+    cells = 0
+
+    def spent(self, row: Sequence[Any]) -> Sequence[Any]:
+        self.cells += len(row)
+        if self.cells > MAX_CELLS:
+            raise ParseLimitExceeded(f"the sheets hold more than {MAX_CELLS:,} cells")
+        return row
+
+
+def _add_table(
+    builder: DocumentBuilder, sheet: str, page: int, rows: Iterable[Sequence[Any]]
+) -> None:
+    header: str | None = None
+    for number, row in enumerate(rows, start=1):
+        cells = [_cell_text(value) for value in row]
+        filled = [index for index, cell in enumerate(cells, start=1) if cell]
+        if not filled:
+            continue
+        first, last = filled[0], filled[-1]
+        line = _SEPARATOR.join(cells[first - 1 : last])
+        place = SheetCells(sheet, number, number, first, last)
+        if header is None and all(cells[i - 1] and _is_label(row[i - 1]) for i in filled):
+            header = line
+            builder.add(line, page, place=place)
+        else:
+            builder.add(f"{header}\n{line}" if header else line, page, place=place)
+
+
+def _is_label(value: Any) -> bool:
+    return isinstance(value, str) and not value.strip().replace(",", "").replace(".", "").isdigit()
+
+
+def _cell_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        value = int(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.15g}" if abs(value) >= 1000 else f"{value:.15g}"
+    if isinstance(value, datetime.datetime) and value.time() == datetime.time():
+        return value.date().isoformat()
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    text = " ".join(str(value)[:MAX_CELL_CHARS].split())
+    return text.replace(" | ", " / ")

@@ -1,0 +1,155 @@
+"""Whole research runs recorded from a real llama.cpp server, replayed over a local HTTP server.
+
+bench/record_llm.py ran the research agent over samples/documents against llama-cpp-python's
+server with SmolLM2-135M-Instruct (agent mode with native tool calls, the text protocol,
+the pipeline; streamed and not; a window smaller than assumed). Here the same agent runs
+against the recorded answers: it must end as the recording did (outcome, answer, citations,
+labels, token counts) and send requests of the shapes the real server accepted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from docuchat.corpus.ingest import ingest_paths
+from docuchat.models.base import Model
+from docuchat.models.http import RetryPolicy
+from docuchat.models.openai import OpenAIChatModel
+from docuchat.models.text_protocol import TextProtocolModel
+from docuchat.research import ResearchAgent
+from docuchat.research.agent import DEFAULT_LIMITS
+from docuchat.search import HybridSearcher
+from docuchat.store import Store, open_store
+
+from .conftest import Reply, ScriptedServer
+from .recorded import FIXTURES
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "documents"
+
+
+def _load(cassette: Path) -> dict[str, Any]:
+    recording: dict[str, Any] = yaml.load(cassette.read_bytes(), Loader=yaml.CSafeLoader)
+    return recording
+
+
+RUNS = [
+    path
+    for path in sorted((FIXTURES / "llama_cpp_python").glob("*.yaml"))
+    if _load(path)["docuchat"]["research"] is not None
+]
+SAME = (
+    "answer",
+    "outcome",
+    "forced",
+    "fallback",
+    "fallback_reason",
+    "reminded",
+    "extractive",
+    "mode",
+    "model",
+    "context_window",
+    "removed_citations",
+    "unsupported_claims",
+    "verified_citations",
+)
+COUNTS = ("input_tokens", "output_tokens", "model_calls", "estimated_calls", "tool_calls")
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    db = open_store(tmp_path_factory.mktemp("recorded-runs") / "docuchat.db")
+    ingest_paths(db, "local", [SAMPLES])
+    yield db
+    db.close()
+
+
+def test_every_mode_was_recorded() -> None:
+    research = [_load(path)["docuchat"]["research"] for path in RUNS]
+    modes = {(r["model"], r["mode"], r["stream"]) for r in research}
+    assert {("native", "agent"), ("text", "agent"), ("native", "pipeline")} == {
+        (model, mode) for model, mode, _stream in modes
+    }
+    assert {stream for *_, stream in modes} == {True, False}
+
+
+@pytest.mark.parametrize("cassette", RUNS, ids=lambda path: path.stem)
+async def test_a_recorded_run_ends_as_it_did(
+    cassette: Path, server: ScriptedServer, store: Store
+) -> None:
+    recording = _load(cassette)
+    research, want = recording["docuchat"]["research"], recording["docuchat"]["result"]
+    recorded_posts = _serve(server, recording["interactions"])
+    agent = ResearchAgent(
+        HybridSearcher(store),
+        _model(research["model"], server),
+        owner="local",
+        mode=research["mode"],
+        limits=dataclasses.replace(DEFAULT_LIMITS, timeout=None, model_timeout=None),
+    )
+    got = (await agent.ask(research["question"], stream_text=research["stream"])).to_dict()
+    assert {key: got[key] for key in SAME} == {key: want[key] for key in SAME}
+    assert _citations(got) == _citations(want)
+    assert _counts(got) == _counts(want)
+    sent = [request.json() for request in server.requests if request.method == "POST"]
+    assert [_shape(body) for body in sent] == [_shape(body) for body in recorded_posts]
+
+
+def _serve(server: ScriptedServer, interactions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """GETs answered by path, POSTs in the recorded order; returns the recorded POST bodies."""
+    posts = []
+    for interaction in interactions:
+        request, response = interaction["request"], interaction["response"]
+        reply = _reply(response)
+        if request["method"] == "GET":
+            server.routes[("GET", request["uri"].removeprefix("http://127.0.0.1"))] = reply
+        else:
+            server.queue(reply)
+            posts.append(request["parsed_body"])
+    return posts
+
+
+def _reply(response: dict[str, Any]) -> Reply:
+    status = response["status"]["code"]
+    if "parsed_body" in response:
+        return Reply.json(response["parsed_body"], status=status)
+    body = response["body"]["string"].encode()
+    headers = {"content-type": response["headers"]["content-type"][0]}
+    return Reply(status=status, headers=headers, chunks=(body,) if body else (), body=b"")
+
+
+def _model(kind: str, server: ScriptedServer) -> Model:
+    model = OpenAIChatModel(
+        "smollm2", base_url=f"{server.url}/v1", retry=RetryPolicy(max_retries=0)
+    )
+    return TextProtocolModel(model) if kind == "text" else model
+
+
+def _citations(result: dict[str, Any]) -> list[tuple[Any, ...]]:
+    keys = ("n", "title", "page", "quote", "verified")
+    return [tuple(c[key] for key in keys) for c in result["citations"]]
+
+
+def _counts(result: dict[str, Any]) -> dict[str, int]:
+    return {key: result["total_usage"][key] for key in COUNTS}
+
+
+def _shape(body: dict[str, Any]) -> tuple[Any, ...]:
+    """What the server needed of a request: no null content, no ``tool`` message (its
+    template drops them), tool_choice beside tools, the stream flag and the answer cap."""
+    messages = body["messages"]
+    assert all(isinstance(m["content"], str) for m in messages)
+    tools = tuple(t["function"]["name"] for t in body.get("tools", ()))
+    assert bool(tools) == ("tool_choice" in body)
+    return (
+        tuple(m["role"] for m in messages),
+        tools,
+        str(body.get("tool_choice")),
+        bool(body.get("stream")),
+        body.get("max_tokens"),
+    )
