@@ -73,6 +73,7 @@ PUBLIC = {
         "Failure",
         "OWN_TOOL_NAMES",
         "OpenedPassage",
+        "Presentation",
         "ResearchAgent",
         "ResearchSession",
         "SearchResults",

@@ -7,7 +7,8 @@ import pytest
 
 from docuchat.embeddings.hashing import HashingEmbedder
 from docuchat.research.offline import OfflineModel
-from docuchat.research.offline.similarity import SentenceSimilarity
+from docuchat.research.relevance import Thresholds
+from docuchat.research.similarity import SentenceSimilarity
 
 from .conftest import Ask
 
@@ -48,10 +49,10 @@ def test_the_model_with_an_embedder_answers_through_the_runtime(ask: Ask) -> Non
     assert model.similarity is not None and len(model.similarity) > 1
 
 
-def test_with_embedder_keeps_the_budget_and_the_threshold() -> None:
-    model = OfflineModel(max_tool_calls=3, max_iterations=4, doubt_threshold=2.0)
+def test_with_embedder_keeps_the_budget_and_the_thresholds() -> None:
+    model = OfflineModel(max_tool_calls=3, max_iterations=4, thresholds=Thresholds(coverage=0.9))
     dense = model.with_embedder(HashingEmbedder(64))
-    assert (dense.budget, dense.doubt_threshold) == (model.budget, model.doubt_threshold)
+    assert (dense.budget, dense.thresholds) == (model.budget, model.thresholds)
     assert dense.similarity is not None and model.similarity is None
     assert np.isclose(dense.similarity(QUESTION, [QUESTION])[0], 1.0)
 

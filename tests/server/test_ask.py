@@ -80,6 +80,12 @@ async def test_a_streamed_answer_shows_each_step_then_the_answer_then_the_final_
     assert citation["quote"].endswith(ANSWER)
     assert (final["outcome"], final["forced"], final["fallback"]) == ("answered", False, False)
     assert final["verified_citations"] == 1
+    # The quote addresses the question (it holds all its terms), so it is an answer.
+    assert citation["addresses"] is True
+    assert citation["relevance"]["coverage"] == 1.0
+    assert final["presentation"] == "answer"
+    [part] = final["relevance"]["parts"]
+    assert (part["asks"], part["addressed_by"]) == (QUESTION, [1])
     assert final["usage"]["model_calls"] == 3
     assert final["usage"]["tool_calls"] == 2
 

@@ -51,6 +51,9 @@ def test_a_completion_cites_its_sources_in_the_text_and_in_a_field(
     citations = completion.model_extra["citations"]
     assert citations[0]["title"] in content
     assert all(c["verified"] for c in citations)
+    # Whether the cited text addresses the question, not only whether it supports the answer.
+    assert all(c["addresses"] is True for c in citations)
+    assert citations[0]["relevance"]["coverage"] == 1.0  # it holds all the question's terms
     assert completion.usage is not None
     assert completion.usage.total_tokens > 0
 
@@ -86,6 +89,7 @@ def test_a_streamed_completion_shows_the_steps_then_the_same_answer(
     assert last_choice.choices[0].finish_reason == "stop"
     assert last_choice.model_extra is not None
     assert last_choice.model_extra["citations"][0]["verified"] is True
+    assert last_choice.model_extra["citations"][0]["addresses"] is True
     assert usage.choices == []
     assert usage.usage is not None
     assert usage.usage.total_tokens > 0

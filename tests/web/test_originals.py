@@ -68,7 +68,8 @@ def test_a_pdf_citation_opens_its_page_with_the_quote_lit_over_its_glyphs(
     ask(page, QUESTION)
     chip = page.locator(".answer button.cite").first
     expect(chip).to_have_attribute("aria-label", "Source 1: Larkspur Office Guide, page 2. "
-                                   "Verified: the passage supports the sentence.")  # fmt: skip
+                                   "Verified: the passage supports the sentence. "
+                                   "It addresses the question.")  # fmt: skip
     chip.click()
 
     panel = page.locator("#passage-panel")

@@ -160,9 +160,11 @@ def test_upload_ask_watch_the_steps_and_open_a_cited_passage(
     expect(chip).to_have_class("cite cite-verified")
     expect(chip).to_have_attribute(
         "aria-label",
-        "Source 1: Staff Handbook, page 1. Verified: the passage supports the sentence.",
+        "Source 1: Staff Handbook, page 1. Verified: the passage supports the sentence."
+        " It addresses the question.",
     )
     expect(page.locator(".source")).to_contain_text("Verified")
+    expect(page.locator(".source")).to_contain_text("Answers the question")
     chip.click()
     panel = page.locator("#passage-panel")
     expect(panel.locator(".passage-doc")).to_have_text("Staff Handbook")
@@ -231,7 +233,7 @@ def test_verified_and_unverified_citations_look_different(page: Page, server: Li
         [call("search_docs", query="annual leave crazy ones"), open_both],
         "Full-time employees get 25 days of annual leave per year [1]. "
         "Staff may bring their dogs to the office on Fridays [2].",
-        "What are the rules on leave and pets?",
+        "How much annual leave do staff get?",
     )
 
     verified, unverified = page.locator(".answer button.cite").all()
@@ -257,6 +259,50 @@ def test_verified_and_unverified_citations_look_different(page: Page, server: Li
     unverified.click()
     expect(page.locator(".passage-warning")).to_be_visible()
     screenshot(page, "unverified-citation")
+
+
+def test_verified_quotes_that_do_not_address_the_question_are_not_shown_as_an_answer(
+    page: Page, server: LiveServer
+) -> None:
+    _name, key = server.new_user()
+    server.ingest(key, HANDBOOK)
+    # A model quotes the handbook faithfully about the office, asked about a dress code.
+    model = ScriptedModel(
+        [
+            call("search_docs", query="dress code office"),
+            lambda request: call(
+                "open_citation",
+                docId=last_tool_result(request)["hits"][0]["docId"],
+                chunkId=last_tool_result(request)["hits"][0]["chunkId"],
+            ),
+            reply("The office in Leeds is open from 7 am to 8 pm on weekdays [1]."),
+        ]
+    )
+    with model_in_use(server, model):
+        sign_in(page, server, key)
+        ask(page, "What is the dress code at the Leeds office?")
+        expect(page.locator(".answer button.cite")).to_have_count(1)
+    model.assert_all_consumed()
+
+    answer = page.locator(".answer")
+    expect(answer).to_have_class(re.compile(r"\banswer-related\b"))
+    expect(answer.locator(".note-warn .badge")).to_have_text("No answer")
+    expect(answer.locator(".note-warn")).to_contain_text(
+        "The passages found do not address the question. Related passages:"
+    )
+    chip = answer.locator("button.cite")
+    expect(chip).to_have_class("cite cite-verified")  # the quote is faithful...
+    expect(chip).to_have_attribute("title", re.compile(r"It does not address the question\.$"))
+    source = page.locator(".source")
+    expect(source).to_contain_text("Verified")
+    expect(source).to_contain_text("Off the question")  # ...but not about what was asked
+    expect(page.locator(".turn-status")).to_contain_text("0 answering the question")
+
+    chip.click()
+    expect(page.locator(".passage-warning")).to_contain_text(
+        "This sentence does not address the question: it does not mention dress code"
+    )
+    screenshot(page, "not-an-answer")
 
 
 def test_each_sentence_shows_its_own_verdict_for_a_passage_both_cite(

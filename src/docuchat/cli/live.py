@@ -44,9 +44,36 @@ class LiveSteps:
             self.console.print(f"[yellow]limit {event.limit}[/]: {escape(event.detail)}")
 
 
+def _addressing(answer: Answer, n: int, verified: bool) -> str:
+    """Whether verified citation ``n`` addresses the question, and if not why (" · …")."""
+    if not verified or answer.relevance is None or n not in answer.relevance.citations:
+        return ""
+    cited = answer.relevance.citations[n]
+    if cited.addresses:
+        return " · [green]addresses the question[/]"
+    why = "; ".join(cited.judged.reasons())
+    return f" · [yellow]does not address the question[/] [dim]({escape(why)})[/]"
+
+
 def print_answer(console: Console, answer: Answer) -> None:
     console.print()
-    console.print(escape(answer.answer) or "[dim](no answer)[/]", highlight=False)
+    if answer.presentation == "not_an_answer":
+        # Supported, maybe, but not about what was asked: shown as reading, not as an answer.
+        console.print(
+            "[yellow]No answer:[/] the passages found do not address the question. "
+            "Related passages:"
+        )
+        console.print(f"[dim]{escape(answer.answer)}[/]", highlight=False)
+    else:
+        console.print(escape(answer.answer) or "[dim](no answer)[/]", highlight=False)
+    if answer.presentation == "partial" and answer.relevance is not None:
+        missing = [p.part.text for p in answer.relevance.parts if not p.cited]
+        console.print(
+            f"[yellow](answers {answer.relevance.addressed_parts} of "
+            f"{len(answer.relevance.parts)} parts; not addressed: "
+            f"{escape('; '.join(missing))})[/]",
+            highlight=False,
+        )
     notes = []
     if answer.forced:
         notes.append(f"forced by limit {answer.outcome}")
@@ -72,6 +99,7 @@ def print_answer(console: Console, answer: Answer) -> None:
         console.print("[bold]Sources[/]")
         for c in answer.citations:
             status = "[green]verified[/]" if c.verified else "[red]not verified[/]"
+            status += _addressing(answer, c.n, c.verified)
             console.print(
                 f"  [{c.n}] {escape(c.title)}, {escape(c.label)} · {status}\n"
                 f"      [dim]“{escape(_short(c.quote, 160))}”[/]",

@@ -101,13 +101,20 @@ class AnswerFacts:
 
 def answer_facts(answer: Answer, passages: Mapping[str, tuple[int, int]]) -> AnswerFacts:
     """The only place the scorer reads the research agent's ``Answer``; ``passages`` gives
-    the span of each cited chunk. When the answer and its citations say whether they
-    address the question, fill ``addresses`` here."""
+    the span of each cited chunk. Each citation says whether its quote addresses the
+    question (``Answer.addresses``, judged by the research layer for every model)."""
     return AnswerFacts(
         text=plain_answer(answer.answer),
         abstained=answer.abstained,
         citations=tuple(
-            CitedSpan(c.doc_id, c.start, c.end, passages[c.chunk_id], c.verified)
+            CitedSpan(
+                c.doc_id,
+                c.start,
+                c.end,
+                passages[c.chunk_id],
+                c.verified,
+                answer.addresses(c.n),
+            )
             for c in answer.citations
         ),
     )

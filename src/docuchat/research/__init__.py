@@ -6,6 +6,7 @@ from docuchat.research.agent import (
     Answer,
     AnswerReady,
     Failure,
+    Presentation,
     ResearchAgent,
 )
 from docuchat.research.citations import Citation, CitationRegistry, verify
@@ -28,6 +29,7 @@ __all__ = [
     "DocumentOverview",
     "Failure",
     "OpenedPassage",
+    "Presentation",
     "ResearchAgent",
     "ResearchSession",
     "SearchResults",

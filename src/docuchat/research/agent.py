@@ -95,6 +95,9 @@ from docuchat.research.prompts import (
     SEARCH_FIRST_PROMPT,
     SYSTEM_PROMPT,
 )
+from docuchat.research.questions import Asked, analyse, earlier_questions, tool_budget
+from docuchat.research.relevance import THRESHOLDS, AnswerRelevance, Thresholds, assess_answer
+from docuchat.research.similarity import SentenceSimilarity
 from docuchat.research.tools import (
     BASIC_TOOLS,
     RICH_TOOLS,
@@ -107,6 +110,7 @@ from docuchat.search.hybrid import HybridSearcher
 from docuchat.store.base import DocumentFilter
 
 Mode = Literal["agent", "pipeline"]
+Presentation = Literal["answer", "partial", "not_an_answer", "unsupported", "declined"]
 V = TypeVar("V", bound=ToolOutput)
 
 MIN_FALLBACK_SECONDS = 1.0
@@ -184,6 +188,9 @@ class Answer:
 
     claims: tuple[Claim, ...] = ()
     """Each sentence that cites a passage, with each citation checked against it."""
+    relevance: AnswerRelevance | None = None
+    """Whether the verified citations address the question, part by part (and per
+    citation); None for an answer read back from storage."""
 
     @property
     def verified_count(self) -> int:
@@ -194,6 +201,27 @@ class Answer:
         """The answer declines to answer: it is empty, or opens by saying that the
         documents do not hold the answer (see ``citations.declines``)."""
         return declines(self.answer)
+
+    @property
+    def presentation(self) -> Presentation:
+        """How the answer is to be shown: ``declined`` (it says the documents do not hold
+        the answer), ``unsupported`` (no citation verified: its claims are flagged),
+        ``answer`` (verified citations address every part of the question), ``partial``
+        (some parts), ``not_an_answer`` (verified citations, none of which addresses the
+        question: its quotes are shown as related passages, not as an answer)."""
+        if self.abstained:
+            return "declined"
+        if not self.verified_count:
+            return "unsupported"
+        if self.relevance is None or self.relevance.addresses:
+            return "answer"
+        return "partial" if self.relevance.addressed_parts else "not_an_answer"
+
+    def addresses(self, n: int) -> bool | None:
+        """Whether citation ``n``'s quote addresses the question (None: not judged)."""
+        if self.relevance is None or n not in self.relevance.citations:
+            return None
+        return self.relevance.citations[n].addresses
 
     @property
     def failure(self) -> Failure | None:
@@ -222,11 +250,26 @@ class Answer:
         return self.run.messages
 
     def citation_dicts(self) -> list[dict[str, Any]]:
-        return [_citation_dict(c) for c in self.citations]
+        return [self._citation_dict(c) for c in self.citations]
+
+    def _citation_dict(self, citation: Citation) -> dict[str, Any]:
+        """A citation with whether its quote addresses the question (one judgement per
+        passage: every sentence citing it shares it)."""
+        n = citation.n
+        return {
+            **_citation_dict(citation),
+            "addresses": self.addresses(n),
+            "relevance": self._judged(n),
+        }
+
+    def _judged(self, n: int) -> dict[str, Any] | None:
+        if self.relevance is None or n not in self.relevance.citations:
+            return None
+        return self.relevance.citations[n].judged.as_dict()
 
     def claim_dicts(self) -> list[dict[str, Any]]:
         return [
-            {"text": claim.text, "citations": [_citation_dict(c) for c in claim.citations]}
+            {"text": claim.text, "citations": [self._citation_dict(c) for c in claim.citations]}
             for claim in self.claims
         ]
 
@@ -240,6 +283,8 @@ class Answer:
             "verified_citations": self.verified_count,
             "removed_citations": list(self.removed_citations),
             "unsupported_claims": list(self.unsupported_claims),
+            "presentation": self.presentation,
+            "relevance": None if self.relevance is None else self.relevance.as_dict(),
             "outcome": self.outcome,
             "forced": self.forced,
             "fallback": self.fallback,
@@ -309,7 +354,10 @@ class ResearchAgent:
     """The model's window in tokens when configured; else asked of the model (once)."""
     model_choice: str = ""
     """Why this model (see ``Answer.model_choice``)."""
-    _runtime: Agent[str] | None = field(default=None, init=False, repr=False)
+    thresholds: Thresholds = THRESHOLDS
+    """How much of the question a cited sentence must carry to address it."""
+    _runtimes: dict[int | None, Agent[str]] = field(default_factory=dict, init=False, repr=False)
+    _similarity: SentenceSimilarity | None = field(default=None, init=False, repr=False)
     _window: ContextWindow | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -353,15 +401,16 @@ class ResearchAgent:
         """
         seconds = question_seconds(self.limits)
         window = await self._context_window()
-        runs = _Runs(self, window, question, history, cancel, trace, stream_text)
+        asked = analyse(question, earlier_questions(history))
+        runs = _Runs(self, window, question, asked, history, cancel, trace, stream_text)
         runs.deadline = None if seconds is None else time.monotonic() + seconds
         session = self.session()
         if self.mode == "agent":
-            async for event in runs.run(self._agent(window), question, session):
+            async for event in runs.run(self._agent(window, asked), question, session):
                 yield event
             left = runs.seconds_left()
             if _unsearched(runs.last, session) and _enough(left):
-                async for event in runs.remind(self._agent(window, left), session):
+                async for event in runs.remind(self._agent(window, asked, left), session):
                     yield event
             if _accepted(runs.last, session):
                 yield AnswerReady(runs.answer(session, "agent"))
@@ -399,7 +448,7 @@ class ResearchAgent:
         if not isinstance(told, int) or (window is not None and told >= window.tokens):
             return window
         self._window = ContextWindow(told, "the server's context-overflow message")
-        self._runtime = None
+        self._runtimes.clear()
         return self._window
 
     async def _context_window(self) -> ContextWindow | None:
@@ -408,12 +457,20 @@ class ResearchAgent:
             self._window = await context_window_of(self.model, self.context_window)
         return self._window
 
-    def _agent(self, window: ContextWindow | None, seconds: float | None = None) -> Agent[str]:
+    def _agent(
+        self, window: ContextWindow | None, asked: Asked, seconds: float | None = None
+    ) -> Agent[str]:
         """The runtime agent: its tools reach each run's session as ``deps``. Built once
-        for the question's limits; one with ``seconds`` (what is left) is built anew."""
-        if seconds is None and self._runtime is not None:
-            return self._runtime
+        per tool-call cap (a comparison of three subjects may search and open a passage per
+        subject: six calls, one more than the default five); one with ``seconds`` (what is
+        left) is built anew."""
+        cap = self.limits.max_tool_calls
+        if cap is not None:
+            cap = tool_budget(asked, cap, self.detail.keep_open)
+        if seconds is None and cap in self._runtimes:
+            return self._runtimes[cap]
         limits = self.limits if seconds is None else within(self.limits, seconds)
+        limits = replace(limits, max_tool_calls=cap)
         agent: Agent[str] = Agent(
             self.model,
             tools=tools_for(
@@ -424,8 +481,18 @@ class ResearchAgent:
             system_prompt=self.system_prompt + (OTHER_TOOLS_NOTE if self.extra_tools else ""),
         )
         if seconds is None:
-            self._runtime = agent
+            self._runtimes[cap] = agent
         return agent
+
+    def similarity(self) -> SentenceSimilarity | None:
+        """The search's embedder, to tell whether a cited sentence is close in meaning to
+        the question (None: judged by words alone)."""
+        embedder = self.searcher.embedder
+        if embedder is not None and (
+            self._similarity is None or self._similarity.embedder is not embedder
+        ):
+            self._similarity = SentenceSimilarity(embedder)
+        return self._similarity if embedder is not None else None
 
     def session(self) -> ResearchSession:
         """A new research session of the asker (searches, opened passages, citation numbers)."""
@@ -499,6 +566,7 @@ class _Runs:
     agent: ResearchAgent
     window: ContextWindow | None
     question: str
+    asked: Asked
     history: Sequence[Message]
     cancel: Cancellation | None
     trace: TraceSink | None
@@ -584,7 +652,7 @@ class _Runs:
             ToolResultsMessage(results),
         ]
         answerer: Agent[str] = Agent(
-            OfflineModel(embedder=self.agent.searcher.embedder),
+            OfflineModel(embedder=self.agent.searcher.embedder, thresholds=self.agent.thresholds),
             limits=Limits(max_iterations=1),
             system_prompt=self.agent.system_prompt,
         )
@@ -602,6 +670,15 @@ class _Runs:
         text = run.output if isinstance(run.output, str) else ""
         checked: Verification = verify(text, session.registry)
         store, owner = session.searcher.store, session.owner
+        verified = {c.n: c.verified for c in checked.citations}
+        relevance = assess_answer(
+            self.asked,
+            checked.answer,
+            verified,
+            session.registry.passages,
+            self.agent.similarity(),
+            self.agent.thresholds,
+        )
         return Answer(
             question=self.question,
             answer=checked.answer,
@@ -627,6 +704,7 @@ class _Runs:
             model=self.agent.model.name,
             model_choice=self.agent.model_choice,
             context_window=self.window,
+            relevance=relevance,
         )
 
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from docuchat.agent.events import Action
 from docuchat.config import DetailLevel, ToolSet
-from docuchat.research import Answer
+from docuchat.research import Answer, Presentation
 from docuchat.research.detail import QuestionLimits
 from docuchat.store import AddStatus, ChunkRecord, DocumentRecord
 from docuchat.store.accounts import Conversation, ConversationSummary, Turn, TurnStep, User
@@ -195,6 +195,19 @@ class PassagePublic(BaseModel):
 # -- answers and conversations ------------------------------------------------
 
 
+class AddressingPublic(BaseModel):
+    """Why a sentence addresses a part of the question or not."""
+
+    addresses: bool
+    coverage: float = Field(description="Share of the question's terms it and its context hold")
+    similarity: float | None = Field(description="Cosine of embeddings; null without embedder")
+    matched: list[str] = Field(description="The question's terms (stems) it holds")
+    answer: str | None = Field(description="The fact of the kind asked for that it states")
+    missing_names: list[str]
+    missing_head: str | None = Field(description="The word for what is asked that it lacks")
+    reasons: list[str] = Field(description="Why it addresses the part or not, in words")
+
+
 class LocationPublic(BaseModel):
     """Where a quote stands: a page with its boxes, a slide, sheet cells or a section."""
 
@@ -225,8 +238,36 @@ class CitationPublic(BaseModel):
     locations: list[LocationPublic] = Field(default_factory=list)
     span: tuple[int, int] = Field(description="The quote's [start, end) in the document's text")
     quote: str
-    verified: bool
+    verified: bool = Field(description="The passage supports the sentence citing it")
     support: float
+    addresses: bool | None = Field(
+        default=None,
+        description="The quote addresses the question: it names the question's subject and "
+        "states a fact of the kind asked for (null: not judged, e.g. an older answer)",
+    )
+    relevance: AddressingPublic | None = None
+
+
+class NearestPublic(BaseModel):
+    n: int
+    sentence: str
+    why_not: list[str]
+
+
+class PartPublic(BaseModel):
+    asks: str
+    kind: str | None = Field(description="The kind of fact asked for: date, duration, money…")
+    subject: str | None = Field(description="A comparison's subject")
+    addressed_by: list[int] = Field(description="Verified citations that address this part")
+    nearest: NearestPublic | None = Field(
+        default=None, description="When none does: the sentence read that comes nearest"
+    )
+
+
+class RelevancePublic(BaseModel):
+    addresses: bool = Field(description="Every part of the question is addressed")
+    parts_addressed: int
+    parts: list[PartPublic]
 
 
 class ClaimPublic(BaseModel):
@@ -292,6 +333,13 @@ class AskResult(BaseModel):
     verified_citations: int
     removed_citations: list[int] = Field(description="Numbers cited but never opened: removed")
     unsupported_claims: list[str]
+    presentation: Presentation = Field(
+        description="answer: verified citations address every part of the question; partial: "
+        "some parts; not_an_answer: verified citations, none of which addresses it (show the "
+        "quotes as related passages, not as an answer); unsupported: no citation verified; "
+        "declined: the answer says the documents do not hold it"
+    )
+    relevance: RelevancePublic | None
     outcome: str
     forced: bool
     fallback: bool

@@ -1,24 +1,34 @@
-"""The answer: the best sentences quoted verbatim with their citations, or the abstention."""
+"""The answer: for each part of the question, the best sentence that addresses it, quoted
+verbatim with its citation; the abstention when no sentence addresses any part.
+
+Per part (``research.questions``): the sentences read are ranked by ``evidence.relevance``,
+and the best-ranked one that *addresses* the part (``research.relevance.judge``: it names
+the part's subject and states a fact of the kind asked for) is quoted, with a second source
+from another passage when one addresses the part too and scores nearly as well. A part that
+no sentence addresses is said to be unanswered; when no part is addressed the answer is
+``ABSTAIN``. A comparison's quotes are labelled with their subject.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from docuchat.research.offline.doubts import DOUBT_THRESHOLD, WEIGHTS, doubt, signs
-from docuchat.research.offline.evidence import (
-    SENTENCE_CLOSED,
-    Reading,
-    Sentence,
-    read,
-    relevance,
-    sentences,
-)
+from docuchat.research.offline.evidence import Reading, read, relevance
 from docuchat.research.offline.question import Question
-from docuchat.research.offline.similarity import SentenceSimilarity
-from docuchat.research.offline.transcript import Passage
-from docuchat.research.offline.words import TOKEN, bare, stem
+from docuchat.research.questions import Asked, Part
+from docuchat.research.relevance import THRESHOLDS, Addressing, Thresholds, judge
+from docuchat.research.sentences import (
+    SENTENCE_CLOSED,
+    Passage,
+    Sentence,
+    introduction,
+    sentences,
+    stating,
+)
+from docuchat.research.similarity import SentenceSimilarity
 from docuchat.research.text import fold
+from docuchat.research.words import TOKEN, bare, stem
 
 # A paragraph of its own, so that no quote's citation is checked against the prefix's words.
 PREFIX = "From the documents (extractive):\n\n"
@@ -26,101 +36,192 @@ ABSTAIN = "The documents do not say."
 ANSWER_WORDS = 60
 LONG_ANSWER_WORDS = 150
 LONG_ANSWER_SENTENCES = 5
-RUNNER_UP_MARGIN = 2.0
 SECOND_SOURCE_MARGIN = 3.0
 MIN_FRAGMENT_WORDS = 8
-MIN_MATCHED_SHARE = 0.25
-
-
-@dataclass(frozen=True, slots=True)
-class Assessment:
-    """What was read, judged: the answer it gives and the signs against giving it."""
-
-    quoted: str
-    """The answer when it answers: the best sentences quoted, with their citations."""
-    on_topic: bool
-    """The best sentence or its neighbours hold at least a quarter of the question's terms."""
-    signs: dict[str, float]
-    """Signs that the best sentence answers another question (see ``doubts``)."""
-
-
-def assess(
-    question: Question,
-    passages: Sequence[Passage],
-    similarity: SentenceSimilarity | None = None,
-) -> Assessment | None:
-    """The passages' sentences against the question; None when there is nothing to read."""
-    found = sentences(passages)
-    if not found or not question.terms:
-        return None
-    reading = read(question, found, similarity)
-    scores = {s.id: relevance(s, reading) for s in found}
-    ranked = sorted(found, key=lambda s: scores[s.id], reverse=True)
-    best = ranked[0]
-    own = [t for t, prior in question.terms.items() if prior == 1.0] or list(question.terms)
-    on_topic = sum(t in best.window for t in own) >= MIN_MATCHED_SHARE * len(own)
-    quotes = _pick_more(ranked, scores) if question.wants_more else _pick(ranked, scores, reading)
-    quoted = " ".join(_quote(s, reading, words) for s, words in quotes)
-    return Assessment(PREFIX + quoted, on_topic, signs(best, reading, [s for s, _ in quotes]))
-
-
-def compose_answer(
-    question: Question,
-    passages: Sequence[Passage],
-    threshold: float = DOUBT_THRESHOLD,
-    weights: Mapping[str, float] = WEIGHTS,
-    similarity: SentenceSimilarity | None = None,
-) -> str:
-    """Quoted best sentences with their citations, or the abstention when nothing read is
-    about the question or the doubt reaches the threshold."""
-    judged = assess(question, passages, similarity)
-    if judged is None or not judged.on_topic or doubt(judged.signs, weights) >= threshold:
-        return ABSTAIN
-    return judged.quoted
+CANDIDATE_MARGIN = float("inf")
+"""How far below the best-ranked sentence the chosen one may score."""
 
 
 Quote = tuple[Sentence, int | None]
 """A sentence to quote, whole (None) or its best so many words."""
 
 
-def _pick(ranked: Sequence[Sentence], scores: dict[int, float], reading: Reading) -> list[Quote]:
-    """The best sentence, then the item asked about when it introduces a list, else a
-    second source: the best sentence of another passage that scores nearly as well, cut
-    to the words around the question's terms when it does not fit the word budget."""
-    best = ranked[0]
-    item = _asked_item(best, ranked, reading)
-    if item:
-        return [(best, None), (item, None)]
-    left = ANSWER_WORDS - len(best.words)
-    close = [s for s in ranked[1:] if scores[best.id] - scores[s.id] <= SECOND_SOURCE_MARGIN]
-    elsewhere = [s for s in close if s.n != best.n and not _overlap(s, best)]
-    if elsewhere and len(elsewhere[0].words) <= left:
-        return [(best, None), (elsewhere[0], None)]
-    if elsewhere and left >= MIN_FRAGMENT_WORDS:
-        return [(best, None), (elsewhere[0], left)]
-    fitting = [s for s in close if not _overlap(s, best) and len(s.words) <= left]
-    fitting = [s for s in fitting if scores[best.id] - scores[s.id] <= RUNNER_UP_MARGIN]
-    return [(best, None), *((s, None) for s in fitting[:1])]
+@dataclass(frozen=True, slots=True)
+class PartAnswer:
+    """One part of the question against what was read."""
+
+    part: Part
+    reading: Reading
+    scores: dict[int, float]
+    ranked: list[Sentence]
+    chosen: Sentence | None
+    """The best-ranked sentence that addresses the part (None: none does)."""
+    judged: Addressing | None
+    """The chosen sentence's judgement, else the best-ranked sentence's."""
+    quotes: list[Quote] = field(default_factory=list)
+
+    @property
+    def best(self) -> Sentence:
+        return self.ranked[0]
 
 
-def _pick_more(ranked: Sequence[Sentence], scores: dict[int, float]) -> list[Quote]:
-    """For a question that asks for a list or a summary: the best sentences that score
-    nearly as well, up to five and 150 words."""
-    best = ranked[0]
-    chosen, used = [best], len(best.words)
-    for other in ranked[1:]:
-        if scores[best.id] - scores[other.id] > RUNNER_UP_MARGIN:
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    asked: Asked
+    parts: list[PartAnswer]
+
+
+def assess(
+    asked: Asked,
+    passages: Sequence[Passage],
+    similarity: SentenceSimilarity | None = None,
+    limits: Thresholds = THRESHOLDS,
+) -> Assessment | None:
+    """Every part of the question against the passages' sentences; None when there is
+    nothing to read or nothing to look for."""
+    found = sentences(passages)
+    if not found or not any(p.terms for p in asked.parts):
+        return None
+    parts = [_assess_part(part, asked, found, similarity, limits) for part in asked.parts]
+    return Assessment(asked, parts)
+
+
+def _assess_part(
+    part: Part,
+    asked: Asked,
+    found: list[Sentence],
+    similarity: SentenceSimilarity | None,
+    limits: Thresholds,
+) -> PartAnswer:
+    question = Question.of(part, asked)
+    reading = read(question, found, similarity)
+    scores = {s.id: relevance(s, reading) for s in found}
+    ranked = sorted(found, key=lambda s: scores[s.id], reverse=True)
+    by_id = {s.id: s for s in found}
+    top = scores[ranked[0].id]
+    for s in ranked:
+        if top - scores[s.id] > CANDIDATE_MARGIN:
             break
-        fits = len(chosen) < LONG_ANSWER_SENTENCES and used + len(other.words) <= LONG_ANSWER_WORDS
-        if fits and not any(_overlap(other, c) for c in chosen):
-            chosen.append(other)
+        judged = _judge(s, reading, by_id, limits)
+        if judged.addresses:
+            quotes = (
+                _pick_more(s, ranked, reading, by_id, limits)
+                if asked.wants_more
+                else _pick(s, ranked, scores, reading, by_id, limits)
+            )
+            return PartAnswer(part, reading, scores, ranked, s, judged, quotes)
+    best = ranked[0]
+    judged = _judge(best, reading, by_id, limits)
+    return PartAnswer(part, reading, scores, ranked, None, judged)
+
+
+def _judge(
+    s: Sentence, reading: Reading, by_id: Mapping[int, Sentence], limits: Thresholds
+) -> Addressing:
+    question = reading.question
+    similarity = reading.similarity.get(s.id)
+    return judge(question.part, s, question.asked, stating(s, by_id), similarity, limits)
+
+
+def compose_answer(
+    asked: Asked,
+    passages: Sequence[Passage],
+    similarity: SentenceSimilarity | None = None,
+    limits: Thresholds = THRESHOLDS,
+) -> str:
+    """The quotes that address the question's parts with their citations, a word for the
+    parts that none addresses, or the abstention when none addresses any part."""
+    judged = assess(asked, passages, similarity, limits)
+    return ABSTAIN if judged is None else quoted_answer(judged)
+
+
+def quoted_answer(judged: Assessment) -> str:
+    done = [p for p in judged.parts if p.chosen is not None]
+    if not done:
+        return ABSTAIN
+    labelled = judged.asked.comparison
+    paragraphs, used = [], set()
+    for part in done:
+        fresh = [(s, w) for s, w in part.quotes if s.id not in used]
+        used |= {s.id for s, _ in part.quotes}
+        if not fresh:
+            continue
+        quoted = " ".join(_quote(s, part.reading, w) for s, w in fresh)
+        paragraphs.append(f"{part.part.subject}: {quoted}" if labelled else quoted)
+    missing = [p for p in judged.parts if p not in done]
+    paragraphs += [_unanswered(p.part) for p in missing]
+    return PREFIX + "\n\n".join(paragraphs)
+
+
+def _unanswered(part: Part) -> str:
+    if part.subject:
+        return f"The documents do not say for {part.subject}."
+    return f"The documents do not answer: “{part.text.strip().rstrip('?')}?”"
+
+
+def _pick(
+    chosen: Sentence,
+    ranked: Sequence[Sentence],
+    scores: dict[int, float],
+    reading: Reading,
+    by_id: Mapping[int, Sentence],
+    limits: Thresholds,
+) -> list[Quote]:
+    """The chosen sentence (with its list's introduction after it when it is an item; with
+    the item the question names when it introduces a list), then a second source: the best sentence
+    of another passage that addresses the part too and scores nearly as well, cut to the
+    words around the question's terms when it does not fit the word budget."""
+    intro = introduction(chosen, by_id)
+    if intro is not None:
+        return [(chosen, None), (intro, None)]
+    item = _asked_item(chosen, ranked, reading)
+    if item:
+        return [(chosen, None), (item, None)]
+    left = ANSWER_WORDS - len(chosen.words)
+    part, question = reading.question.part, reading.question.text
+    close = [
+        s
+        for s in ranked
+        if s.n != chosen.n
+        and scores[chosen.id] - scores[s.id] <= SECOND_SOURCE_MARGIN
+        and not _overlap(s, chosen)
+    ]
+    elsewhere = [
+        s
+        for s in close
+        if judge(part, s, question, stating(s, by_id), reading.similarity.get(s.id)).addresses
+    ]
+    if elsewhere and len(elsewhere[0].words) <= left and introduction(elsewhere[0], by_id) is None:
+        return [(chosen, None), (elsewhere[0], None)]
+    if elsewhere and left >= MIN_FRAGMENT_WORDS:
+        return [(chosen, None), (elsewhere[0], left)]
+    return [(chosen, None)]
+
+
+def _pick_more(
+    chosen: Sentence,
+    ranked: Sequence[Sentence],
+    reading: Reading,
+    by_id: Mapping[int, Sentence],
+    limits: Thresholds,
+) -> list[Quote]:
+    """For a question that asks for a list or a summary: the chosen sentence, then the next
+    best that address the part too, up to five and 150 words."""
+    picked, used = [chosen], len(chosen.words)
+    for other in ranked:
+        if len(picked) == LONG_ANSWER_SENTENCES:
+            break
+        fits = used + len(other.words) <= LONG_ANSWER_WORDS
+        fresh = fits and not any(_overlap(other, c) for c in picked)
+        if fresh and _judge(other, reading, by_id, limits).addresses:
+            picked.append(other)
             used += len(other.words)
-    return [(s, None) for s in chosen]
+    return [(s, None) for s in picked]
 
 
 def _asked_item(best: Sentence, ranked: Sequence[Sentence], reading: Reading) -> Sentence | None:
-    """When the best sentence is part of a list or table (its introduction, say), the item
-    that names what the question asks and the best sentence does not ("London | £160" under
+    """When the chosen sentence is part of a list or table (its introduction, say), the item
+    that names what the question asks and the sentence does not ("London | £160" under
     "…these limits:" or under the table's header): of the list's sentences, one that holds
     a missing name, else the one that holds the rarest missing terms."""
     missing = reading.weights.keys() - best.stems

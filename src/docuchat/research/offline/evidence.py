@@ -10,126 +10,21 @@ question and sentence when the model has an embedder.
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from docuchat.research.kinds import find
 from docuchat.research.offline.question import Question
-from docuchat.research.offline.similarity import SentenceSimilarity
-from docuchat.research.offline.transcript import Passage
-from docuchat.research.offline.words import (
-    DIGIT,
-    MONTHS,
-    NUMBER_WORDS,
-    ORDINAL,
+from docuchat.research.sentences import Sentence
+from docuchat.research.similarity import SentenceSimilarity
+from docuchat.research.text import fold
+from docuchat.research.words import (
     TOKEN,
-    YEAR,
-    capitalised,
-    content,
     stem,
-    words,
 )
-from docuchat.research.text import fold, numbers, sentence_spans
 
-HEADING_WORDS = 8
 DENSE_WEIGHT = 16.0  # chosen with all-MiniLM-L6-v2 on two SQuAD articles (see the README)
-SENTENCE_CLOSED = re.compile(r"[.!?…][\"'”’)\]]*$")
-_PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
-_LISTED = re.compile(r"[\d:|]")
-
-
-@dataclass(frozen=True, slots=True)
-class Sentence:
-    n: int
-    rank: int
-    """The passage's position among those read (0 for the first opened)."""
-    text: str
-    words: tuple[str, ...]
-    sequence: tuple[str, ...]
-    stems: frozenset[str]
-    context: frozenset[str]
-    """Stems of the neighbouring sentences of the same paragraph, not in this one."""
-    vocabulary: frozenset[str]
-    """Stems of every word, stopwords included, of this sentence and its neighbours."""
-    numbers: frozenset[str]
-    """Whole numbers of this sentence and its neighbours."""
-    items: tuple[int, ...] = ()
-    """For a sentence of a list or table (its introduction, its header or an item): the ids
-    of the list's other sentences."""
-    id: int = 0
-    """The sentence's position among all those read."""
-
-    @property
-    def window(self) -> frozenset[str]:
-        return self.stems | self.context
-
-
-def sentences(passages: Iterable[Passage]) -> list[Sentence]:
-    """Every sentence of the passages, best passage first, each knowing its neighbours."""
-    found: list[Sentence] = []
-    for rank, passage in enumerate(passages):
-        texts: list[str] = []
-        groups: list[tuple[int, int]] = []  # per sentence: (its paragraph, its list or table)
-        for number, paragraph in enumerate(_PARAGRAPH_BREAK.split(passage.text)):
-            for start, end in sentence_spans(paragraph):
-                text = paragraph[start:end]
-                if _is_heading(text):
-                    continue
-                listed = bool(texts) and start == 0 and _continues(texts[-1], text)
-                groups.append((number, groups[-1][1] if listed else len(texts)))
-                texts.append(text)
-        found += _neighbours(passage.n, rank, texts, groups, len(found))
-    return found
-
-
-def _continues(before: str, after: str) -> bool:
-    """A list or table runs on across paragraph breaks, from its introduction ("…:") to its
-    items, and from item to item (lines that do not end like a sentence)."""
-    item = not SENTENCE_CLOSED.search(after) and not after.endswith(":")
-    return item and not SENTENCE_CLOSED.search(before)
-
-
-def _neighbours(
-    n: int, rank: int, texts: Sequence[str], groups: Sequence[tuple[int, int]], first: int
-) -> list[Sentence]:
-    said = [words(t) for t in texts]
-    sequences = [content(w) for w in said]
-    stem_sets = [frozenset(s) for s in sequences]
-    every = [frozenset(stem(w) for w in ws) for ws in said]
-    figures = [numbers(t) for t in texts]
-    found = []
-    for i, text in enumerate(texts):
-        paragraph, listing = groups[i]
-        around = {j for j in (i - 1, i + 1) if 0 <= j < len(texts) and groups[j][0] == paragraph}
-        members = {j for j, group in enumerate(groups) if group[1] == listing and j != i}
-        context = frozenset().union(*(stem_sets[j] for j in around | members)) - stem_sets[i]
-        vocabulary = every[i].union(*(every[j] for j in around | members))
-        numbered = figures[i].union(*(figures[j] for j in around | members))
-        items = tuple(sorted(first + j for j in members))
-        found.append(
-            Sentence(
-                n,
-                rank,
-                text,
-                tuple(said[i]),
-                tuple(sequences[i]),
-                stem_sets[i],
-                context,
-                vocabulary,
-                numbered,
-                items,
-                first + i,
-            )
-        )
-    return found
-
-
-def _is_heading(text: str) -> bool:
-    """A short line without a full stop, a number or a colon: a title, not a sentence to
-    quote (a list item or a table row usually has one of them)."""
-    short = len(text.split()) < HEADING_WORDS
-    return short and not SENTENCE_CLOSED.search(text) and not _LISTED.search(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,20 +46,26 @@ class Reading:
 def read(
     question: Question, found: list[Sentence], similarity: SentenceSimilarity | None = None
 ) -> Reading:
-    total = len(found)
-    weights = {}
-    for term, prior in question.terms.items():
-        df = sum(1 for s in found if term in s.stems)
-        weights[term] = prior * math.log(1 + (total - df + 0.5) / (df + 0.5))
     lower = {stem(t) for s in found for t in TOKEN.findall(fold(s.text)) if t.islower()}
     return Reading(
         question,
         found,
-        weights,
+        _term_weights(question, found),
         question.capitalised - lower,
         frozenset().union(*(s.stems for s in found)),
         {} if similarity is None else _similarities(question, found, similarity),
     )
+
+
+def _term_weights(question: Question, read: Sequence[Sentence]) -> dict[str, float]:
+    """Each term's weight: its prior (1, or less when borrowed) times its inverse frequency
+    among the sentences read, so that a word every passage uses weighs little."""
+    total = len(read)
+    weights = {}
+    for term, prior in question.terms.items():
+        df = sum(1 for s in read if term in s.stems)
+        weights[term] = prior * math.log(1 + (total - df + 0.5) / (df + 0.5))
+    return weights
 
 
 def _similarities(
@@ -174,28 +75,83 @@ def _similarities(
     return {s.id: score for s, score in zip(found, scores, strict=True)}
 
 
+@dataclass(frozen=True, slots=True)
+class Sign:
+    """One registered feature of the sentence score: its weight and what it measures."""
+
+    name: str
+    weight: float
+    measure: Callable[[Sentence, Reading], float]
+    about: str
+
+
+def _share_in(place: Callable[[Sentence], frozenset[str]]) -> Callable[[Sentence, Reading], float]:
+    def share(s: Sentence, reading: Reading) -> float:
+        total = sum(reading.weights.values()) or 1.0
+        return sum(w for t, w in reading.weights.items() if t in place(s)) / total
+
+    return share
+
+
+def _term_share(s: Sentence, reading: Reading) -> float:
+    q = reading.question
+    return sum(q.terms[t] for t in q.terms.keys() & s.stems) / (sum(q.terms.values()) or 1.0)
+
+
+def _typed(s: Sentence, reading: Reading) -> float:
+    q = reading.question
+    if q.kind is None:
+        return 0.0
+    return 1.0 if find(q.kind, s.text, q.text, q.part.counted) else -1.0
+
+
+RANKING: tuple[Sign, ...] = (
+    Sign("terms_inside", 2.9, _share_in(lambda s: s.stems), "rare question terms it holds"),
+    Sign("terms_around", 1.2, _share_in(lambda s: s.context), "…that its neighbours hold"),
+    Sign("terms_share", 2.6, _term_share, "share of the question's terms it holds"),
+    Sign(
+        "term_pairs",
+        0.4,
+        lambda s, r: bigram_share(r.question.sequence, s.sequence),
+        "question term pairs it keeps together",
+    ),
+    Sign("kind", 0.8, _typed, "states a fact of the kind asked for (+1) or not (-1)"),
+    Sign("passage_rank", 1.1, lambda s, r: 1 / (1 + s.rank), "its passage was opened first"),
+    Sign("length", 0.6, lambda s, r: math.log1p(len(s.words)), "log of its length in words"),
+    Sign(
+        "novel_words",
+        -0.4,
+        lambda s, r: math.log1p(len(s.stems - r.question.terms.keys())),
+        "log of its words the question does not use",
+    ),
+    Sign(
+        "name_elsewhere",
+        -0.5,
+        lambda s, r: float(bool(r.names - s.surroundings)),
+        "a name of the question is not in it, its neighbours, its heading or title",
+    ),
+    Sign(
+        "similarity",
+        DENSE_WEIGHT,
+        lambda s, r: r.similarity.get(s.id, 0.0),
+        "cosine similarity of its embedding to the question's",
+    ),
+)
+"""The sentence score's signs. The weights were fitted on SQuAD 2.0 (two paragraphs in three
+of its dev articles; the dense weight with all-MiniLM-L6-v2), except ``kind``, whose
+fact-kinds (``research.kinds``) were written on the business dev set's work half; see
+docs/readme/offline_eval.md."""
+
+
 def relevance(s: Sentence, reading: Reading) -> float:
-    """How likely ``s`` holds the answer: a linear score fitted on SQuAD (see module doc)."""
-    q, weights = reading.question, reading.weights
-    total = sum(weights.values()) or 1.0
-    inside = sum(w for t, w in weights.items() if t in s.stems) / total
-    around = sum(w for t, w in weights.items() if t in s.context) / total
-    share = sum(q.terms[t] for t in q.terms.keys() & s.stems) / sum(q.terms.values())
-    bigrams = bigram_share(q.sequence, s.sequence)
-    typed = 0.0 if q.answer_type is None else (1.0 if holds_answer_type(s, q) else -1.0)
-    novel = len(s.stems - q.terms.keys())
-    return (
-        2.9 * inside
-        + 1.2 * around
-        + 2.6 * share
-        + 0.4 * bigrams
-        + 0.8 * typed
-        + 1.1 / (1 + s.rank)
-        + 0.6 * math.log1p(len(s.words))
-        - 0.4 * math.log1p(novel)
-        - 0.5 * bool(reading.names - s.window)
-        + DENSE_WEIGHT * reading.similarity.get(s.id, 0.0)
-    )
+    """How likely ``s`` holds the answer: the weighted sum of the ranking signs."""
+    return sum(sign.weight * sign.measure(s, reading) for sign in RANKING)
+
+
+def contributions(s: Sentence, reading: Reading) -> dict[str, float]:
+    """Each ranking sign's part of ``s``'s score (those that count)."""
+    found = {sign.name: sign.weight * sign.measure(s, reading) for sign in RANKING}
+    return {name: round(value, 2) for name, value in found.items() if value}
 
 
 def bigram_share(question: Sequence[str], sentence: Sequence[str]) -> float:
@@ -205,16 +161,3 @@ def bigram_share(question: Sequence[str], sentence: Sequence[str]) -> float:
         return 0.0
     near = set(pairwise(sentence)) | set(zip(sentence, sentence[2:], strict=False))
     return len(asked & near) / len(asked)
-
-
-def holds_answer_type(s: Sentence, q: Question) -> bool:
-    """The sentence holds a date, number or name (of a person or a place) that the question
-    does not already give."""
-    asked = set(q.words)
-    new = [w for w in s.words if w not in asked]
-    if q.answer_type == "date":
-        dated = (YEAR.match(w) or ORDINAL.match(w) or w in MONTHS for w in new)
-        return any(dated) or any(w in ("century", "centuries") for w in new)
-    if q.answer_type == "number":
-        return any(DIGIT.search(w) or w in NUMBER_WORDS for w in new)
-    return any(t not in asked for t in capitalised(s.text))

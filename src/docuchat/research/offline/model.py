@@ -18,11 +18,11 @@ from docuchat.models.base import (
 )
 from docuchat.models.tokens import JSON_CHARS_PER_TOKEN, PROSE_CHARS_PER_TOKEN, TokenEstimator
 from docuchat.research.offline.answer import compose_answer
-from docuchat.research.offline.doubts import DOUBT_THRESHOLD
 from docuchat.research.offline.planning import Budget, Call, plan
-from docuchat.research.offline.question import analyse
-from docuchat.research.offline.similarity import SentenceSimilarity
 from docuchat.research.offline.transcript import OPEN, SEARCH, Turn, read_turn
+from docuchat.research.questions import analyse, tool_budget
+from docuchat.research.relevance import THRESHOLDS, Thresholds
+from docuchat.research.similarity import SentenceSimilarity
 
 
 class OfflineModel:
@@ -35,13 +35,15 @@ class OfflineModel:
         *,
         max_tool_calls: int = 5,
         max_iterations: int = 5,
-        doubt_threshold: float = DOUBT_THRESHOLD,
         embedder: Embedder | None = None,
+        thresholds: Thresholds = THRESHOLDS,
     ) -> None:
-        """``doubt_threshold``: lower abstains more often, higher answers more often.
-        ``embedder``: also rank sentences by their dense similarity to the question."""
+        """``embedder``: also rank sentences by their dense similarity to the question, and
+        take a sentence close to it in meaning to address it with fewer of its words.
+        ``thresholds``: how much of the question a sentence must carry (higher declines
+        more often)."""
         self.budget = Budget(max_tool_calls, max_iterations)
-        self.doubt_threshold = doubt_threshold
+        self.thresholds = thresholds
         self.similarity = SentenceSimilarity(embedder) if embedder else None
         self._estimator = TokenEstimator()
 
@@ -50,8 +52,8 @@ class OfflineModel:
         return OfflineModel(
             max_tool_calls=self.budget.tool_calls,
             max_iterations=self.budget.steps,
-            doubt_threshold=self.doubt_threshold,
             embedder=embedder,
+            thresholds=self.thresholds,
         )
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
@@ -73,15 +75,14 @@ class OfflineModel:
 
     def _respond(self, request: ModelRequest) -> ModelResponse:
         turn = read_turn(request.messages)
-        question = analyse(turn.question, turn.earlier_questions)
+        asked = analyse(turn.question, turn.earlier_questions)
         offered = {t.name for t in request.tools} if request.tool_choice != "none" else set()
         if {SEARCH, OPEN} <= offered:
-            planned = plan(turn, question, self.budget, by_meaning=self.similarity is not None)
+            budget = Budget(tool_budget(asked, self.budget.tool_calls), self.budget.steps)
+            planned = plan(turn, asked, budget, by_meaning=self.similarity is not None)
             if planned:
                 return _tool_calls(planned, turn)
-        text = compose_answer(
-            question, turn.reading_order(), self.doubt_threshold, similarity=self.similarity
-        )
+        text = compose_answer(asked, turn.reading_order(), self.similarity, self.thresholds)
         return ModelResponse(text=text, finish_reason="stop")
 
 
@@ -92,7 +93,10 @@ def _tool_calls(planned: list[Call], turn: Turn) -> ModelResponse:
         for i, (name, arguments) in enumerate(planned)
     )
     name, arguments = planned[0]
-    if name == SEARCH and turn.queries:
+    if name == SEARCH and len(calls) > 1:
+        queries = "; ".join(str(c.arguments["query"]) for c in calls)
+        text = f"Searching the documents for each subject: {queries}"
+    elif name == SEARCH and turn.queries:
         text = f"That search found little; searching again with other words: {arguments['query']}"
     elif name == SEARCH:
         text = f"Searching the documents for: {arguments['query']}"

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from docuchat.models.base import AssistantMessage, Message, ToolResultsMessage, UserMessage
+from docuchat.research.questions import earlier_questions
+from docuchat.research.sentences import Passage
 from docuchat.research.tools import OpenedPassage, SearchResults, open_citation, search_docs
 
 SEARCH = search_docs.name
@@ -22,13 +24,7 @@ class Hit:
     doc_id: str
     chunk_id: str
     snippet: str
-
-
-@dataclass(frozen=True, slots=True)
-class Passage:
-    n: int
-    chunk_id: str
-    text: str
+    title: str = ""
 
 
 @dataclass(slots=True)
@@ -64,7 +60,7 @@ def read_turn(messages: Sequence[Message]) -> Turn:
     asked = [i for i, m in enumerate(messages) if _is_question(m)]
     if not asked:
         return turn
-    questions = [m.content for m in messages if isinstance(m, UserMessage) and _is_question(m)]
+    questions = earlier_questions(messages)
     turn.question, turn.earlier_questions = questions[-1], questions[:-1]
     for message in messages[asked[-1] + 1 :]:
         if isinstance(message, AssistantMessage):
@@ -87,6 +83,8 @@ def _is_question(message: Message) -> bool:
 
 def _take_result(turn: Turn, value: object) -> None:
     if isinstance(value, SearchResults):
-        turn.searches.append([Hit(h.doc_id, h.chunk_id, h.snippet) for h in value.hits])
+        turn.searches.append([Hit(h.doc_id, h.chunk_id, h.snippet, h.title) for h in value.hits])
     elif isinstance(value, OpenedPassage):
-        turn.passages[value.citation] = Passage(value.citation, value.chunk_id, value.text)
+        turn.passages[value.citation] = Passage(
+            value.citation, value.chunk_id, value.text, value.title
+        )

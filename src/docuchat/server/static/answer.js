@@ -7,6 +7,11 @@ const BULLET = /^\s*[-*•]\s+(.*)$/;
 const NUMBERED = /^\s*\d+[.)]\s+(.*)$/;
 const HEADING = /^#{1,6}\s+(.*)$/;
 
+const ADDRESSING = {
+  true: " It addresses the question.",
+  false: " It does not address the question.",
+};
+
 /** Where a citation points, as every view writes it: "page 2", "pages 2-3", "slide 4", ... */
 export function whereLabel(citation) {
   return citation.label || `page ${citation.page}`;
@@ -15,9 +20,11 @@ export function whereLabel(citation) {
 /** How a citation describes itself to a screen reader and in a tooltip. */
 export function citationLabel(citation) {
   const where = `${citation.title}, ${whereLabel(citation)}`;
-  return citation.verified
+  const verified = citation.verified
     ? `Source ${citation.n}: ${where}. Verified: the passage supports the sentence.`
     : `Source ${citation.n}: ${where}. Not verified: the passage may not support the sentence.`;
+  // Whether an unverified quote addresses the question says little: it is only the nearest.
+  return verified + ((citation.verified && ADDRESSING[citation.addresses]) || "");
 }
 
 function citationChip(citation, onCite) {
@@ -119,6 +126,14 @@ export function verificationPill(verified) {
     : h("span", { class: "pill pill-warn" }, icon(ICONS.warn), "Not verified");
 }
 
+/** Whether the cited sentence addresses the question (nothing when it was not judged):
+ * a sentence can be verified, quoted right, and still be about something else. */
+export function addressingPill(addresses) {
+  if (addresses === true) return h("span", { class: "pill pill-ok" }, icon(ICONS.check), "Answers the question");
+  if (addresses === false) return h("span", { class: "pill pill-warn" }, icon(ICONS.warn), "Off the question");
+  return null;
+}
+
 /** The numbered sources under an answer; each opens its passage. */
 export function renderSources(citations, onCite) {
   if (!citations.length) return null;
@@ -146,7 +161,8 @@ export function renderSources(citations, onCite) {
               "span",
               { class: "source-main" },
               h("span", { class: "source-title" }, c.title),
-              h("span", { class: "source-meta" }, whereLabel(c), verificationPill(c.verified)),
+              h("span", { class: "source-meta" }, whereLabel(c), verificationPill(c.verified),
+                c.verified ? addressingPill(c.addresses) : null),
               c.quote ? h("span", { class: "source-quote" }, `“${c.quote}”`) : null,
             ),
           ),

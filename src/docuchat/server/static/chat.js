@@ -55,6 +55,12 @@ function answerNotes(result) {
     const numbers = result.removed_citations.map((n) => `[${n}]`).join(", ");
     notes.push(note("info", "Citations removed", `${numbers} pointed at passages the run never opened.`));
   }
+  if (result.presentation === "partial" && result.relevance) {
+    const missing = result.relevance.parts.filter((p) => !p.addressed_by.length).map((p) => `“${p.asks}”`);
+    notes.push(note("warn", "Partial answer",
+      `Answers ${result.relevance.parts_addressed} of ${plural(result.relevance.parts.length, "part")} `
+      + `of the question; not addressed: ${missing.join(", ")}.`));
+  }
   if (result.unsupported_claims?.length) {
     notes.push(h("div", { class: "note note-warn" },
       h("span", { class: "badge badge-warn" }, "Unsupported"),
@@ -129,6 +135,9 @@ class Turn {
         ? `${result.verified_citations ?? result.citations.filter((c) => c.verified).length} of `
           + `${plural(result.citations.length, "citation")} verified`
         : null,
+      result.citations.some((c) => c.addresses !== null && c.addresses !== undefined)
+        ? `${result.citations.filter((c) => c.verified && c.addresses).length} answering the question`
+        : null,
     ];
     this.status.replaceChildren(h("span", { class: "visually-hidden" }, "Answer ready. "),
       parts.filter(Boolean).join(" · "));
@@ -143,13 +152,20 @@ class Turn {
     this.render(stored);
   }
 
-  /** An answer as stored (a past turn, or the final event). */
+  /** An answer as stored (a past turn, or the final event). An answer whose citations do
+   * not address the question is shown as related reading under "No answer", not as an answer. */
   render(result) {
     const citations = result.citations || [];
+    const content = result.answer
+      ? renderAnswer(result.answer, citations, result.claims || [], this.onCite)
+      : [h("p", { class: "hint" }, "No answer.")];
+    const unanswered = result.presentation === "not_an_answer";
+    this.answer.classList.toggle("answer-related", unanswered);
     this.answer.replaceChildren(
-      ...(result.answer
-        ? renderAnswer(result.answer, citations, result.claims || [], this.onCite)
-        : [h("p", { class: "hint" }, "No answer.")]),
+      ...(unanswered
+        ? [note("warn", "No answer", "The passages found do not address the question. Related passages:"),
+            ...content]
+        : content),
     );
     this.footer.replaceChildren(...answerNotes(result), renderSources(citations, this.onCite) || "");
   }

@@ -1,5 +1,5 @@
 // The side panel that shows a cited passage with the cited span highlighted.
-import { verificationPill, whereLabel } from "./answer.js";
+import { addressingPill, verificationPill, whereLabel } from "./answer.js";
 import { h } from "./dom.js";
 
 const PAGE_WIDTH = 1600; // pixels asked of the server: sharp when zoomed in the panel
@@ -131,11 +131,17 @@ export class PassagePanel {
     if (!citation.verified && !before && !after) [before, cited] = [cited, ""]; // no sentence matched
     const parts = [
       h("p", { class: "passage-doc" }, passage.title),
-      h("p", { class: "passage-meta" }, whereLabel(citation), verificationPill(citation.verified)),
+      h("p", { class: "passage-meta" }, whereLabel(citation), verificationPill(citation.verified),
+        citation.verified ? addressingPill(citation.addresses) : null),
       citation.verified
         ? null
         : h("p", { class: "passage-warning" },
             "The checker could not match the cited sentence to this passage. Read it before relying on it."),
+      citation.verified && citation.addresses === false
+        ? h("p", { class: "passage-warning" },
+            "This sentence does not address the question"
+            + (citation.relevance?.reasons?.length ? `: it ${citation.relevance.reasons.join("; ")}.` : "."))
+        : null,
       h(
         "blockquote",
         { class: "passage-text" },

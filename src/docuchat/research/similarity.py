@@ -1,8 +1,9 @@
 """Dense similarity of a question and the sentences read, when an embedder is at hand.
 
-Optional: without an embedder the offline model ranks sentences by words
-alone. MiniLM-style embedders were trained on question and answer pairs,
-so the similarity also ranks sentences that answer in other words.
+Optional: without an embedder the offline model ranks sentences by words alone, and a
+sentence addresses a question by its words alone (``relevance``). MiniLM-style embedders
+were trained on question and answer pairs, so the similarity also finds sentences that
+answer in other words.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Words as the offline model compares them: folded, stemmed, and a few word lists."""
+"""Words as relevance and the offline model compare them: folded, stemmed, and a few word lists."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from docuchat.research.text import STOPWORDS, fold
-from docuchat.research.text import is_number as is_digits
 from docuchat.research.text import stem as research_stem
 from docuchat.research.text import words as plain_words
 
@@ -22,22 +21,34 @@ MONTHS = frozenset(
 )
 # Words that frame a question rather than say what it is about.
 FRAMING = frozenset(
-    "name named called call kind type sort example term word mean meaning refer refers".split()
+    "name named called call kind type sort example term word mean meaning refer refers "
+    # verbs that carry little of their own: "what do I *need* to…", "how much do we *get*"
+    "need needs get gets got have has want wants "
+    # and the words that ask about the documents themselves: "what do the *documents say*"
+    "summarise summarize summary describe explain outline tell say says said document "
+    "documents mention mentions".split()
 )
 PRONOUNS = frozenset("it its they them their he him his she her this that these those".split())
 
 TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-DIGIT = re.compile(r"\d")
-YEAR = re.compile(r"^(1\d{3}|20\d{2})s?$")
-ORDINAL = re.compile(r"^\d+(st|nd|rd|th)$")  # "the 11th" (century)
 _POSSESSIVE = re.compile(r"['’]s?$")
+# (ending, the shortest root left, what replaces it): "payment" -> "pay", "termination" ->
+# "terminat" (as "terminate" stems), "payable" -> "pay".
+_DERIVED = (("ation", 4, "at"), ("ment", 3, ""), ("able", 3, ""), ("ible", 4, ""))
+_NOT_DERIVED = frozenset("com docu mo ele seg ce frag gar pig ta ca cap sta fa ena ci".split())
 
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """The research stemmer's stem without a final "e", so that "base" and "bases",
-    "measure" and "measured" meet."""
+    "measure" and "measured" meet; and without the endings that make a noun or an adjective
+    of a verb, so that "pay", "payment" and "payable", "terminate" and "termination" meet."""
     found = research_stem(word)
+    for ending, least, keep in _DERIVED:
+        root = found[: -len(ending)]
+        if found.endswith(ending) and len(root) >= least and root not in _NOT_DERIVED:
+            found = root + keep
+            break
     return found[:-1] if found.endswith("e") and len(found) > 3 else found
 
 
@@ -63,11 +74,6 @@ def stems(text: str) -> set[str]:
 def is_key(word: str) -> bool:
     """A word that says what a question is about."""
     return word not in STOPWORDS and word not in FRAMING and len(word) > 1
-
-
-def is_number(word: str) -> bool:
-    """Digits or a number word ("two", "dozen") of ``numbered_words``."""
-    return is_digits(word) or word in NUMBER_WORDS or word == "one"
 
 
 def capitalised(text: str) -> list[str]:

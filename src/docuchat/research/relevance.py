@@ -1,0 +1,415 @@
+"""Whether a sentence addresses a question: it carries the question's subject and states a
+fact of the kind asked for.
+
+For one part of a question (``questions.Part``) and one sentence read in its passage
+(``sentences.Sentence``: the sentence, its neighbours, its document's title and heading), a
+sentence *addresses* the part when
+
+- it names what the part is about: every name, date and code of the part is in the sentence
+  or around it (``names``; a name one slip away, "Carslbad" for "Carlsbad", counts);
+- it or its neighbours name the thing asked for when a value alone does not ("the *account*
+  number"; ``head``; a heading above it does not count: "Executive summary" names no chief
+  executive);
+- it and its surroundings hold at least half the part's terms (a term borrowed from
+  another clause or the previous question counts half; ``coverage``), or a quarter when it
+  is close to the question in meaning (the embeddings' cosine; ``Thresholds``);
+- it states a fact of the kind asked for that the question does not already give: a date, a
+  duration, an amount, a person… (``kinds``; no condition when the question names no kind).
+
+The same test serves the offline model (it declines when no sentence passes it) and the
+research agent, which reports for every model's citations whether the cited sentence
+addresses the question.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from docuchat.research.citations import assess, cited_claims
+from docuchat.research.kinds import VALUE_NOUNS, Found, Kind, find
+from docuchat.research.questions import Asked, Part, meant
+from docuchat.research.sentences import Passage, Sentence, sentences, stating
+from docuchat.research.similarity import SentenceSimilarity
+from docuchat.research.text import numbered_words
+from docuchat.research.words import stem
+from docuchat.store.base import ChunkRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """How much of the question a sentence must carry (see ``bench/qa_offline.py`` for how
+    they were chosen)."""
+
+    coverage: float = 0.67
+    """The share of the part's terms (by weight: 1, half for a borrowed term) that a sentence
+    and its surroundings must hold (0.67: more than two thirds)..."""
+    close_coverage: float = 0.2
+    """...or this share, when the sentence is close to the question in meaning:"""
+    close: float = 0.4
+    """the cosine similarity of their embeddings (all-MiniLM-L6-v2) is at least this."""
+    words_only: float = 0.34
+    """Without an embedder (nothing tells what is close in meaning), the share of the part's
+    terms a sentence must hold."""
+
+
+THRESHOLDS = Thresholds()
+_NEGATION = re.compile(
+    r"\b(?:not|never|no|none|nothing|neither|nor|cannot|without)\b|n['’]t\b", re.IGNORECASE
+)
+_NUM = r"\d+(?:\.\d+)?"
+_RANGE = re.compile(
+    rf"\bbetween\D{{0,3}}(?P<low>{_NUM})\D{{0,12}}\band\D{{0,3}}(?P<high>{_NUM})"
+    rf"|\b(?:up to|below|under|less than|no more than|at most)\D{{0,3}}(?P<upto>{_NUM})"
+    rf"|\b(?:over|above|more than|at least|exceeding)\D{{0,3}}(?P<over>{_NUM})"
+)
+SLIP_LENGTH = 5
+VALUE_STEMS = frozenset(stem(w) for w in VALUE_NOUNS)
+
+
+@dataclass(frozen=True, slots=True)
+class Addressing:
+    """One sentence against one part of a question, and why it addresses it or not."""
+
+    addresses: bool
+    coverage: float
+    """The weighted share of the part's terms in the sentence and its surroundings."""
+    found: Found | None
+    """The fact of the kind asked for that the sentence states (None: none, or none asked)."""
+    kind: Kind | None = None
+    """The kind asked for."""
+    missing_names: tuple[str, ...] = ()
+    missing_head: tuple[str, ...] = ()
+    matched: tuple[str, ...] = ()
+    similarity: float | None = None
+    covered: bool = True
+    """The sentence holds enough of the part's terms (``Thresholds``)."""
+    unnegated: bool = False
+    """The question asks what is not so, and the sentence says nothing is not."""
+    """The part's terms the sentence and its surroundings hold."""
+
+    def reasons(self) -> list[str]:
+        """Why it addresses the part or not, in words."""
+        said = []
+        if self.missing_names:
+            said.append(f"does not name {', '.join(self.missing_names)}")
+        if self.missing_head:
+            said.append(f"does not mention {' '.join(self.missing_head)}")
+        if self.unnegated:
+            said.append("says nothing is not so, where the question asks what is not")
+        if not self.covered:
+            close = "" if self.similarity is None else f", similarity {self.similarity:.2f}"
+            said.append(f"holds {self.coverage:.0%} of the question's terms{close}")
+        if self.found is not None:
+            said.append(f"states a {self.found.kind}: {self.found.text}")
+        elif self.kind is not None:
+            said.append(f"states no {self.kind}")
+        return said
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "addresses": self.addresses,
+            "coverage": round(self.coverage, 3),
+            "similarity": None if self.similarity is None else round(self.similarity, 3),
+            "matched": list(self.matched),
+            "answer": None if self.found is None else self.found.text,
+            "missing_names": list(self.missing_names),
+            "missing_head": " ".join(self.missing_head) or None,
+            "reasons": self.reasons(),
+        }
+
+
+def judge(
+    part: Part,
+    sentence: Sentence,
+    question: str,
+    quoted: str | None = None,
+    similarity: float | None = None,
+    limits: Thresholds = THRESHOLDS,
+) -> Addressing:
+    """``sentence`` against ``part``; ``quoted``: the text that states the fact, when more
+    than the sentence (a list's introduction quoted with its item); ``similarity``: the
+    cosine of the sentence's and the question's embeddings, when an embedder is at hand."""
+    around = sentence.surroundings
+    stated = quoted or sentence.text
+    missing = tuple(sorted(_missing_names(part, around)))
+    missing += tuple(f for f in sorted(part.figures) if not _figure_stated(f, sentence, stated))
+    unsaid = [w for w in part.head if not _said(w, sentence.nearby)]
+    missing_head = part.head if unsaid else ()
+    # "Who did not design it?" is not answered by who did.
+    unnegated = part.negated and not _NEGATION.search(stated)
+    # A word that names a value of the kind asked for ("the *limit*") is the kind's to find.
+    counted = {t: w for t, w in part.terms.items() if part.kind is None or t not in VALUE_STEMS}
+    total = sum(counted.values()) or 1.0
+    matched = tuple(t for t in counted if t in around)
+    coverage = sum(counted[t] for t in matched) / total
+    close = similarity is not None and similarity >= limits.close
+    found = None
+    if part.kind is not None:
+        found = find(part.kind, stated, question, part.counted)
+    if similarity is None:
+        covered = coverage >= limits.words_only
+    else:
+        covered = coverage >= limits.coverage or (close and coverage >= limits.close_coverage)
+    addresses = (
+        not missing
+        and not missing_head
+        and not unnegated
+        and covered
+        and (part.kind is None or found is not None)
+    )
+    return Addressing(
+        addresses,
+        coverage,
+        found,
+        part.kind,
+        missing,
+        missing_head,
+        matched,
+        similarity,
+        covered,
+        unnegated,
+    )
+
+
+def numbered(text: str) -> str:
+    """The text's words with every number whole and without thousands separators."""
+    return " ".join(numbered_words(text))
+
+
+def _figure_stated(figure: str, sentence: Sentence, stated: str) -> bool:
+    """The figure is in the sentence or its neighbours, or within a range the sentence
+    states ("between £1,000 and £5,000" holds a claim of £3,000)."""
+    if figure in sentence.numbers:
+        return True
+    value = float(figure.removesuffix("s"))  # "the 1980s"
+    return any(low <= value <= high for low, high in _ranges(stated))
+
+
+def _ranges(text: str) -> list[tuple[float, float]]:
+    """The ranges a text states: "between A and B", "A to B", "A-B", "up to B", "over A"."""
+    found = []
+    for match in _RANGE.finditer(numbered(text)):
+        low, high = match.group("low"), match.group("high")
+        if match.group("upto"):
+            found.append((float("-inf"), float(match.group("upto"))))
+        elif match.group("over"):
+            found.append((float(match.group("over")), float("inf")))
+        elif low and high:
+            found.append((float(low), float(high)))
+    return found
+
+
+def _said(word: str, said: frozenset[str]) -> bool:
+    """``word`` is among ``said``, or its plural or singular is."""
+    return bool({word, word + "s", word.removesuffix("s")} & said)
+
+
+def _missing_names(part: Part, said: frozenset[str]) -> set[str]:
+    """The part's names that ``said`` lacks: a name of one word, or of a longer name its
+    first word or more than one word ("Brightline Insight" may be "Brightline"; "Brackley
+    Bridge" is not "Larkspur Bridge")."""
+    missing: set[str] = set()
+    for name in part.named:
+        lacking = missing_names(name, said)
+        if name[0] in lacking or len(lacking) > 1:
+            missing |= lacking
+    return missing
+
+
+def missing_names(names: Iterable[str], said: frozenset[str]) -> set[str]:
+    """The names that ``said`` lacks, spelled as asked or one slip away: users misspell names
+    ("Hatmanis", "Carslbad"), which is no sign of another name."""
+    return {n for n in names if n not in said and not any(_one_slip(n, w) for w in said)}
+
+
+def _one_slip(a: str, b: str) -> bool:
+    """One letter added, dropped, changed, or two neighbours swapped, in words of at least
+    ``SLIP_LENGTH`` letters with the same first letter (shorter names differ by one letter:
+    "Hugh" and "Hugo")."""
+    if min(len(a), len(b)) < SLIP_LENGTH or abs(len(a) - len(b)) > 1 or a[0] != b[0]:
+        return False
+    start = _shared_start(a, b)
+    end = min(_shared_start(a[::-1], b[::-1]), min(len(a), len(b)) - start)
+    here, there = a[start : len(a) - end], b[start : len(b) - end]
+    return max(len(here), len(there)) <= 1 or (len(here) == 2 and here == there[::-1])
+
+
+def _shared_start(a: str, b: str) -> int:
+    return next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
+
+
+# ── an answer's citations against the question ──────────────────────────────
+@dataclass(frozen=True, slots=True)
+class CitedRelevance:
+    """One citation of an answer against the question's parts."""
+
+    n: int
+    addresses: bool
+    """The cited sentence addresses some part of the question."""
+    parts: tuple[int, ...]
+    """The parts it addresses (their positions in the question)."""
+    judged: Addressing
+    """Its judgement against the part it addresses best."""
+
+
+@dataclass(frozen=True, slots=True)
+class PartRelevance:
+    """One part of the question: which verified citations address it, and otherwise the
+    sentence read that comes nearest, and why it does not."""
+
+    part: Part
+    cited: tuple[int, ...]
+    nearest: tuple[int, str, Addressing] | None = None
+    """When no verified citation addresses the part: (citation number, sentence, judgement)
+    of the sentence of the opened passages that holds most of the part's terms."""
+
+    def as_dict(self) -> dict[str, Any]:
+        found: dict[str, Any] = {
+            "asks": self.part.text,
+            "kind": self.part.kind,
+            "subject": self.part.subject or None,
+            "addressed_by": list(self.cited),
+        }
+        if self.nearest is not None:
+            n, text, judged = self.nearest
+            found["nearest"] = {"n": n, "sentence": text, "why_not": judged.reasons()}
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRelevance:
+    """Whether an answer's verified citations address the question, part by part."""
+
+    citations: Mapping[int, CitedRelevance]
+    parts: tuple[PartRelevance, ...]
+
+    @property
+    def addresses(self) -> bool:
+        """Every part of the question is addressed by a verified citation."""
+        return all(p.cited for p in self.parts)
+
+    @property
+    def addressed_parts(self) -> int:
+        return sum(bool(p.cited) for p in self.parts)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "addresses": self.addresses,
+            "parts_addressed": self.addressed_parts,
+            "parts": [p.as_dict() for p in self.parts],
+        }
+
+
+def assess_answer(
+    asked: Asked,
+    answer: str,
+    verified: Mapping[int, bool],
+    passages: Mapping[int, ChunkRecord],
+    similarity: SentenceSimilarity | None = None,
+    limits: Thresholds = THRESHOLDS,
+) -> AnswerRelevance:
+    """Each sentence of ``answer`` that cites a passage, against each part of the question:
+    the passage sentence it quotes (``citations.assess``) judged in its passage.
+    ``verified``: whether each citation number is verified; ``passages``: every passage the
+    run opened, by citation number."""
+    read = {n: _by_id(sentences([_passage(n, c)])) for n, c in passages.items()}
+    judging = _Judging(asked, similarity, limits)
+    citations: dict[int, CitedRelevance] = {}
+    for claim, numbers in cited_claims(answer):
+        for n in numbers:
+            if n not in passages:
+                continue
+            quoted = assess(claim, passages[n].text)
+            sentence = _sentence_of(passages[n].text[quoted.start : quoted.end], read[n])
+            if sentence is not None:
+                citations[n] = judging.cited(n, sentence, read[n], citations.get(n))
+    parts = []
+    for i, part in enumerate(asked.parts):
+        by = tuple(n for n, c in citations.items() if verified.get(n) and i in c.parts)
+        parts.append(PartRelevance(part, by, None if by else judging.nearest(part, read)))
+    return AnswerRelevance(citations, tuple(parts))
+
+
+def _passage(n: int, chunk: ChunkRecord) -> Passage:
+    return Passage(n, chunk.id, chunk.text, chunk.title)
+
+
+@dataclass(slots=True)
+class _Judging:
+    asked: Asked
+    similarity: SentenceSimilarity | None
+    limits: Thresholds
+
+    def judge(self, part: Part, s: Sentence, read: Mapping[int, Sentence]) -> Addressing:
+        close = None
+        if self.similarity is not None:
+            close = self.similarity(meant(part, self.asked), [s.text])[0]
+        return judge(part, s, self.asked.text, stating(s, read), close, self.limits)
+
+    def cited(
+        self, n: int, s: Sentence, read: Mapping[int, Sentence], earlier: CitedRelevance | None
+    ) -> CitedRelevance:
+        """Citation ``n`` quoting ``s``, with what ``earlier`` sentences citing it
+        addressed (a passage may answer two parts, quoted twice)."""
+        judged = [self.judge(part, s, read) for part in self.asked.parts]
+        parts = tuple(i for i, j in enumerate(judged) if j.addresses)
+        best = judged[parts[0]] if parts else max(judged, key=lambda j: j.coverage)
+        if earlier is not None:
+            parts = tuple(sorted(set(parts) | set(earlier.parts)))
+            best = earlier.judged if earlier.addresses or not best.addresses else best
+        return CitedRelevance(n, bool(parts), parts, best)
+
+    def nearest(
+        self, part: Part, read: Mapping[int, Mapping[int, Sentence]]
+    ) -> tuple[int, str, Addressing] | None:
+        """The sentence read that holds most of the part's terms, itself and around it
+        (judged by words alone: the similarity of every sentence read would cost an
+        embedding each)."""
+        plain = _Judging(self.asked, None, self.limits)
+        candidates = [
+            (n, s, plain.judge(part, s, sentences_of))
+            for n, sentences_of in read.items()
+            for s in sentences_of.values()
+        ]
+        if not candidates:
+            return None
+
+        def nearness(c: tuple[int, Sentence, Addressing]) -> tuple[bool, float, int]:
+            _, s, judged = c
+            return judged.addresses, judged.coverage, len(part.terms.keys() & s.stems)
+
+        n, s, judged = max(candidates, key=nearness)
+        return n, s.text, judged
+
+
+def _by_id(found: Sequence[Sentence]) -> dict[int, Sentence]:
+    return {s.id: s for s in found}
+
+
+def _sentence_of(quote: str, read: Mapping[int, Sentence]) -> Sentence | None:
+    """The passage's sentence that a citation quotes (a quote and a sentence may be cut a
+    little differently at a heading or a list)."""
+    quoted = " ".join(quote.split())
+    for s in read.values():
+        text = " ".join(s.text.split())
+        if text == quoted or text in quoted or quoted in text:
+            return s
+    return None
+
+
+__all__ = [
+    "THRESHOLDS",
+    "Addressing",
+    "AnswerRelevance",
+    "CitedRelevance",
+    "PartRelevance",
+    "Thresholds",
+    "assess_answer",
+    "judge",
+    "missing_names",
+]

@@ -1,0 +1,182 @@
+"""Whether cited text addresses the question: judged by the research layer for every model
+(here a scripted one), per citation and per answer, and how the answer is then presented."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from docuchat.models import ScriptedModel
+from docuchat.models.base import ModelRequest, ModelResponse, ToolResultsMessage
+from docuchat.models.scripted import call, calls, reply
+from docuchat.research import OpenedPassage, ResearchAgent, SearchResults
+from docuchat.research.kinds import expected_kind, find
+from docuchat.research.questions import analyse
+from docuchat.research.relevance import judge
+from docuchat.research.sentences import Passage, sentences
+from docuchat.search.hybrid import HybridSearcher
+
+
+def _open_three_hits(request: ModelRequest) -> ModelResponse:
+    message = request.messages[-1]
+    assert isinstance(message, ToolResultsMessage)
+    found = message.results[0].value
+    assert isinstance(found, SearchResults)
+    return calls(
+        *(("open_citation", {"docId": h.doc_id, "chunkId": h.chunk_id}) for h in found.hits[:3])
+    )
+
+
+def _citing(sentence: str) -> Any:
+    """A reply that states ``sentence`` and cites the opened passage that holds it."""
+
+    def respond(request: ModelRequest) -> ModelResponse:
+        message = request.messages[-1]
+        assert isinstance(message, ToolResultsMessage)
+        opened = [r.value for r in message.results if isinstance(r.value, OpenedPassage)]
+        found = [p.citation for p in opened if sentence[:20] in p.text]
+        return reply(f"{sentence} [{found[0]}]." if found else f"{sentence}.")
+
+    return respond
+
+
+def _ask(searcher: HybridSearcher, question: str, sentence: str, query: str = "") -> Any:
+    """The research agent's answer when a model searches ``query`` (the question by
+    default), opens the first three hits and answers ``sentence``, citing the passage that
+    holds it."""
+    steps = [call("search_docs", query=query or question), _open_three_hits, _citing(sentence)]
+    model = ScriptedModel(steps)
+    answer = ResearchAgent(searcher, model, owner="alice").ask_sync(question)
+    model.assert_all_consumed()
+    return answer
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("When does the lease start?", "date"),
+        ("At what time does the shop open?", "time"),
+        ("How long does the lease run?", "duration"),
+        ("What notice period does the lease require?", "duration"),
+        ("How much does the insurance cost?", "money"),
+        ("What is the annual rent?", "money"),
+        ("What is the monthly limit on a corporate card?", "quantity"),
+        ("What percentage of the price is paid upfront?", "percent"),
+        ("How many cottages are there?", "count"),
+        ("Who inspected the house?", "person"),
+        ("Where is the estate?", "name"),
+        ("Which supplier was chosen?", "name"),
+        ("What is the estate's bank account number?", "identifier"),
+        ("Why was the roof replaced?", "reason"),
+        ("Is the estate insured against flood?", None),
+    ],
+)
+def test_the_kind_of_fact_a_question_asks_for(question: str, kind: str | None) -> None:
+    assert expected_kind(question) == kind
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "found"),
+    [
+        ("date", "The lease runs from 1 March 2022.", "1 March 2022"),
+        ("date", "Either party may end it.", None),  # "may" is no month
+        ("duration", "The lease runs for five years.", "five years"),
+        ("money", "The annual rent is 14,400 pounds.", "14,400 pounds"),
+        ("money", "Rent rose by 12%.", None),
+        ("percent", "Rent rose by 12%.", "12%"),
+        ("person", "The valuer, Mara Quinn, inspected it.", "Mara Quinn"),
+        ("identifier", "Sort code 40-12-88, account 31926654.", "40-12-88"),
+        ("quantity", "The lease was signed on 15 July 2024.", None),  # a date is no quantity
+    ],
+)
+def test_the_facts_of_a_kind_a_text_states(kind: Any, text: str, found: str | None) -> None:
+    fact = find(kind, text)
+    assert (fact.text if fact else None) == found
+
+
+def test_a_two_part_question_has_a_part_per_clause_the_second_borrowing_the_first() -> None:
+    asked = analyse("What is the rent of the east cottage, and when does its lease end?")
+    first, second = asked.parts
+    assert (first.kind, second.kind) == ("money", "date")
+    assert second.terms["cottag"] == 0.5 and second.terms["leas"] == 1.0
+
+
+def test_a_comparison_has_a_part_per_subject_each_named_alone() -> None:
+    asked = analyse("Who responds faster to a Priority 1 incident, Corvid or Acme?")
+    assert asked.comparison and asked.subjects == ("Corvid", "Acme")
+    corvid, acme = asked.parts
+    assert corvid.text == "Who responds faster to a Priority 1 incident, Corvid?"
+    assert "acm" not in corvid.terms and "acm" in acme.names
+    assert corvid.kind == acme.kind == "person"  # "who": the party that responds faster
+
+
+def test_a_follow_up_naming_another_subject_asks_the_previous_question_of_it() -> None:
+    asked = analyse("And for P3 incidents?", ["What is the P1 response time in the Acme SLA?"])
+    assert asked.follow_up and asked.text == "What is the P3 response time in the Acme SLA?"
+    assert asked.parts[0].kind == "duration"
+
+
+def test_a_sentence_without_the_thing_asked_for_does_not_address_it() -> None:
+    text = "# Contacts\n\nAcme account manager | Priya Natarajan | priya@example.com"
+    [row] = sentences([Passage(1, "c1", text, "Acme Contract")])
+    asked = analyse("What is Acme's bank account number?")
+    judged = judge(asked.parts[0], row, asked.text)
+    assert not judged.addresses
+    assert judged.reasons() == ["does not mention account number", "states no identifier"]
+    asked = analyse("Who is our account manager at Acme?")
+    assert judge(asked.parts[0], row, asked.text).addresses
+
+
+def test_verified_citations_that_address_the_question_make_an_answer(
+    searcher: HybridSearcher,
+) -> None:
+    answer = _ask(
+        searcher,
+        "What is the annual rent of the east cottage?",
+        "The annual rent is 14,400 pounds, payable monthly in advance",
+    )
+    assert answer.verified_count == 1 and answer.addresses(answer.citations[0].n) is True
+    assert answer.presentation == "answer"
+    data = answer.to_dict(trace=False)
+    assert data["citations"][0]["addresses"] is True
+    assert data["citations"][0]["relevance"]["answer"] == "14,400 pounds"  # the money asked
+    assert data["relevance"]["parts"][0]["addressed_by"] == [answer.citations[0].n]
+
+
+def test_verified_citations_off_the_question_are_not_an_answer(searcher: HybridSearcher) -> None:
+    # Faithful quotes (verified), about something else than what was asked.
+    answer = _ask(
+        searcher,
+        "What is the estate's bank account number?",
+        "The estate is insured for 2,900,000 pounds against fire and flood",
+        query="estate insured fire flood",
+    )
+    [citation] = answer.citations
+    assert citation.verified and answer.addresses(citation.n) is False
+    assert answer.presentation == "not_an_answer"
+    data = answer.to_dict(trace=False)
+    assert data["presentation"] == "not_an_answer"
+    assert "does not mention account number" in data["citations"][0]["relevance"]["reasons"]
+    [part] = data["relevance"]["parts"]
+    assert part["addressed_by"] == [] and part["kind"] == "identifier"
+    assert part["nearest"]["why_not"]  # the sentence read that came nearest, and why not
+
+
+def test_an_answer_to_one_part_of_two_is_partial(searcher: HybridSearcher) -> None:
+    answer = _ask(
+        searcher,
+        "What is the annual rent of the east cottage, and who is its tenant?",
+        "The annual rent is 14,400 pounds, payable monthly in advance",
+    )
+    assert answer.presentation == "partial"
+    assert answer.relevance is not None and answer.relevance.addressed_parts == 1
+
+
+def test_an_answer_without_a_verified_citation_is_unsupported_and_a_decline_declines(
+    searcher: HybridSearcher,
+) -> None:
+    unsupported = _ask(searcher, "What is the annual rent?", "The rent is about 15,000 pounds")
+    assert unsupported.presentation == "unsupported"
+    declined = _ask(searcher, "What is the estate's VAT number?", "The documents do not say")
+    assert declined.presentation == "declined"
