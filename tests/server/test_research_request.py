@@ -136,3 +136,32 @@ async def test_v1_takes_the_research_controls_in_its_extra_body(
     assert response.status_code == 200, response.text
     # The search, the open the limit refused, then a forced synthesis without tools.
     assert len(model.requests) == 3 and not model.requests[-1].tools
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"research": {"max_tool_calls": True}}, "max_tool_calls"),  # lax pydantic: 1
+        ({"research": {"max_iterations": "3"}}, "max_iterations"),  # lax pydantic: 3
+        ({"research": {"max_tool_calls": 0}}, "max_tool_calls"),
+        ({"research": {"timeout": False}}, "timeout"),
+        ({"stream": 1}, "stream"),  # lax pydantic: true
+    ],
+)
+async def test_values_of_the_wrong_json_type_are_refused_not_coerced(
+    client: httpx.AsyncClient, keys: Keys, body: dict[str, Any], field: str
+) -> None:
+    response = await client.post(
+        "/api/ask", headers=auth(keys.alice), json={"question": QUESTION, **body}
+    )
+    assert response.status_code == 422, response.text
+    assert response.json()["detail"][0]["loc"][-1] == field
+
+
+async def test_a_whole_number_written_as_a_float_is_an_integer(
+    app: FastAPI, client: httpx.AsyncClient, keys: Keys
+) -> None:
+    """JSON Schema counts 2.0 as an integer: the API takes it as one."""
+    services_of(app).model = ScriptedModel([reply("The documents do not say.")])
+    result = await ask(client, keys.alice, research={"max_tool_calls": 2.0})
+    assert result["outcome"] == "answered"

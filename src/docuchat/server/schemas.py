@@ -6,9 +6,9 @@ in UTC.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from docuchat.agent.events import Action
 from docuchat.config import DetailLevel, ToolSet
@@ -278,9 +278,21 @@ class ClaimPublic(BaseModel):
     )
 
 
+def _whole(value: object) -> object:
+    """JSON Schema's integers include ``3.0``; pydantic's strict integers do not."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+AtLeastOne = Annotated[int, Field(ge=1), BeforeValidator(_whole)]
+"""An integer of a strict request, at least 1: ``3`` or ``3.0``, never ``true`` or ``"3"``."""
+
+
 class ResearchRequest(BaseModel):
     """How to research one question; what is left out is the server's ``[research]``
     setting. Limits are capped at the server's maxima."""
+
+    # Strict: the schema says integer, number, boolean: ``true`` or ``"3"`` is a 422.
+    model_config = ConfigDict(strict=True)
 
     detail: DetailLevel | None = Field(
         default=None,
@@ -291,8 +303,8 @@ class ResearchRequest(BaseModel):
         default=None,
         description="rich adds read_document, read_multiple_documents and get_document_summary",
     )
-    max_tool_calls: int | None = Field(default=None, ge=1)
-    max_iterations: int | None = Field(default=None, ge=1)
+    max_tool_calls: AtLeastOne | None = None
+    max_iterations: AtLeastOne | None = None
     timeout: float | None = Field(
         default=None,
         gt=0,
@@ -306,6 +318,8 @@ class ResearchRequest(BaseModel):
 
 
 class AskRequest(BaseModel):
+    model_config = ConfigDict(strict=True)
+
     question: str = Field(min_length=1, max_length=QUESTION_MAX_CHARS, pattern=r"\S")
     conversation_id: str | None = Field(
         default=None, description="Continue this conversation; null starts a new one"
