@@ -111,20 +111,3 @@ def test_local_models_without_weights_say_how_to_install(
     monkeypatch.setattr("docuchat.embeddings.find_minilm_weights", lambda: None)
     with pytest.raises(ConfigError, match=r"docuchat\[embed\]"):
         get_embedder(spec)
-
-
-def test_exported_names() -> None:
-    import docuchat.embeddings
-
-    assert sorted(docuchat.embeddings.__all__) == [
-        "Embedder",
-        "HashingEmbedder",
-        "OnnxEmbedder",
-        "OpenAIEmbedder",
-        "Purpose",
-        "SentenceTransformerEmbedder",
-        "Vectors",
-        "get_embedder",
-        "l2_normalize",
-        "prepare_for_queries",
-    ]

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from docuchat.cli.db_option import db_option
 from docuchat.cli.research_options import MCPServers, mcp_option, mcp_servers
 from docuchat.config import MCPSettings
 from docuchat.errors import DocuchatError
@@ -22,12 +23,7 @@ from docuchat.errors import DocuchatError
     default=None,
     help="Port (default: DOCUCHAT_PORT or 8000).",
 )
-@click.option(
-    "--db",
-    default=None,
-    metavar="PATH",
-    help="The database file (default: DOCUCHAT_DB, else docuchat.db in DOCUCHAT_HOME).",
-)
+@db_option()
 @click.option(
     "--model",
     "model_spec",

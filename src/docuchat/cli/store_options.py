@@ -7,6 +7,7 @@ from typing import TypeVar
 
 import click
 
+from docuchat.cli.db_option import db_option
 from docuchat.config import Settings
 from docuchat.errors import DocuchatError
 from docuchat.store import Store, open_store
@@ -21,12 +22,7 @@ def store_options(command: F) -> F:
     command = click.option(
         "--owner", default=None, help="Whose documents (default: DOCUCHAT_OWNER or 'local')."
     )(command)
-    return click.option(
-        "--db",
-        default=None,
-        metavar="PATH",
-        help="The database file (default: DOCUCHAT_DB, else docuchat.db in DOCUCHAT_HOME).",
-    )(command)
+    return db_option()(command)
 
 
 def open_cli_store(db: str | None, owner: str | None) -> tuple[Store, str]:

@@ -8,16 +8,11 @@ from contextlib import contextmanager
 
 import click
 
+from docuchat.cli.db_option import db_option
 from docuchat.config import Settings
 from docuchat.errors import DocuchatError
 from docuchat.store.accounts import Accounts, open_accounts
 
-_db_option = click.option(
-    "--db",
-    default=None,
-    metavar="PATH",
-    help="The database file (default: DOCUCHAT_DB, else docuchat.db in DOCUCHAT_HOME).",
-)
 _json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
 
@@ -49,7 +44,7 @@ def users() -> None:
 
 @users.command("add")
 @click.argument("name")
-@_db_option
+@db_option()
 @_json_option
 def add_user(name: str, db: str | None, as_json: bool) -> None:
     """Create user NAME and print their API key.
@@ -64,7 +59,7 @@ def add_user(name: str, db: str | None, as_json: bool) -> None:
 
 @users.command("key")
 @click.argument("name")
-@_db_option
+@db_option()
 @_json_option
 def new_key(name: str, db: str | None, as_json: bool) -> None:
     """Print a new API key for user NAME (their other keys keep working)."""
@@ -74,7 +69,7 @@ def new_key(name: str, db: str | None, as_json: bool) -> None:
 
 
 @users.command("list")
-@_db_option
+@db_option()
 @_json_option
 def list_users(db: str | None, as_json: bool) -> None:
     """List the users."""

@@ -9,16 +9,12 @@ from typing import Any
 
 import click
 
+from docuchat.cli.db_option import db_option
 from docuchat.errors import DocuchatError
 
 
 @click.command("worker")
-@click.option(
-    "--db",
-    default=None,
-    metavar="PATH",
-    help="The database the servers use (default: DOCUCHAT_DB, else docuchat.db in DOCUCHAT_HOME).",
-)
+@db_option("The database the servers use")
 @click.option(
     "--embedder",
     "embedder_spec",

@@ -9,12 +9,13 @@ text its resource (``docuchat://documents/{docId}``) returns.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from docuchat.corpus.locations import location_json
 from docuchat.research import Answer
+from docuchat.research.agent import Mode
 from docuchat.store.base import DocumentRecord
 
 DOCUMENT_URI = "docuchat://documents/{docId}"
@@ -43,7 +44,7 @@ class NoArguments(Arguments):
 
 class AskArguments(Arguments):
     question: str = Field(min_length=1)
-    mode: Literal["agent", "pipeline"] | None = Field(
+    mode: Mode | None = Field(
         default=None,
         description="agent: the research agent chooses its searches; pipeline: one search, "
         "the top passages, one answer (default: the server's --mode)",
@@ -149,7 +150,7 @@ class AskResult(ToolResult):
     question: str
     answer: str
     outcome: str = Field(description="answered, or why the run ended without a full answer")
-    mode: Literal["agent", "pipeline"]
+    mode: Mode
     citations: list[CitedSource]
     unsupportedClaims: list[str] = Field(description="Sentences that claim with no verified source")
     removedCitations: list[int] = Field(description="[N] markers to passages never opened")

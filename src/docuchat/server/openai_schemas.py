@@ -12,7 +12,8 @@ from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from docuchat.server.schemas import QUESTION_MAX_CHARS, CitationPublic, Mode, ResearchRequest
+from docuchat.research.agent import Mode
+from docuchat.server.schemas import QUESTION_MAX_CHARS, CitationPublic, ResearchRequest
 
 MODELS: dict[str, Mode] = {"docuchat": "agent", "docuchat-pipeline": "pipeline"}
 

@@ -13,12 +13,12 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from docuchat.agent.events import Action
 from docuchat.config import DetailLevel, ToolSet
 from docuchat.research import Answer, Presentation
+from docuchat.research.agent import Mode
 from docuchat.research.detail import QuestionLimits
 from docuchat.store import AddStatus, ChunkRecord, DocumentRecord
 from docuchat.store.accounts import Conversation, ConversationSummary, Turn, TurnStep, User
 from docuchat.store.coordination import JobStatus, QueueStats, UploadJob
 
-Mode = Literal["agent", "pipeline"]
 ToolStatus = Literal["running", "complete", "error"]
 
 QUESTION_MAX_CHARS = 8000

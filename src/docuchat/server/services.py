@@ -17,6 +17,7 @@ from docuchat.errors import ConfigError
 from docuchat.models import Model
 from docuchat.models.http_pool import HTTPPool
 from docuchat.research import ResearchAgent
+from docuchat.research.agent import Mode
 from docuchat.research.configured import configured_agent
 from docuchat.research.detail import ResearchControls, check_model_allowed
 from docuchat.research.models import ChosenModel, choose_research_model, research_model
@@ -25,7 +26,7 @@ from docuchat.server.ingestion import IngestionWorker
 from docuchat.server.pages import PageImages
 from docuchat.server.presence import Presence, this_process
 from docuchat.server.runs import RunRegistry
-from docuchat.server.schemas import Mode, ResearchRequest
+from docuchat.server.schemas import ResearchRequest
 from docuchat.server.settings import ServerSettings
 from docuchat.store import Store, open_store
 from docuchat.store.accounts import Accounts, open_accounts

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from docuchat.errors import ConfigError
 from docuchat.store.base import (
     AddResult,
     AddStatus,
@@ -20,19 +19,16 @@ from docuchat.store.base import (
     TextToEmbed,
     Vector,
 )
+from docuchat.store.postgres_extra import is_postgres, postgres_extra
 from docuchat.store.sqlite import SQLiteStore
 
 
 def open_store(location: str | Path) -> Store:
     """Open (creating and migrating if needed) the store at a SQLite file path or at a
     ``postgresql://`` URL (which needs the ``postgres`` extra)."""
-    if str(location).startswith(("postgres://", "postgresql://")):
-        try:
+    if is_postgres(location):
+        with postgres_extra("the PostgreSQL store needs"):
             from docuchat.store.postgres import PostgresStore
-        except ImportError as exc:
-            raise ConfigError(
-                "the PostgreSQL store needs the postgres extra: pip install 'docuchat[postgres]'"
-            ) from exc
         return PostgresStore(str(location))
     return SQLiteStore(location)
 

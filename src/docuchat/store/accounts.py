@@ -28,7 +28,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from docuchat.errors import AuthError, ConfigError, NotFound, StoreError
+from docuchat.errors import AuthError, NotFound, StoreError
+from docuchat.store.postgres_extra import is_postgres, postgres_extra
 from docuchat.store.sqlite_file import SQLiteFile
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -129,13 +130,9 @@ class Accounts(Protocol):
 def open_accounts(location: str | Path) -> Accounts:
     """Open (creating and migrating if needed) the accounts at a SQLite file path or at a
     ``postgresql://`` URL (which needs the ``postgres`` extra)."""
-    if str(location).startswith(("postgres://", "postgresql://")):
-        try:
+    if is_postgres(location):
+        with postgres_extra("PostgreSQL accounts need"):
             from docuchat.store.postgres_accounts import PostgresAccounts
-        except ImportError as exc:
-            raise ConfigError(
-                "PostgreSQL accounts need the postgres extra: pip install 'docuchat[postgres]'"
-            ) from exc
         return PostgresAccounts(str(location))
     return SQLiteAccounts(location)
 

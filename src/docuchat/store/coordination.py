@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any, BinaryIO, Literal, Protocol
 
 from docuchat.corpus.ingest import IngestedFile, SkippedFile
-from docuchat.errors import ConfigError, QueueFull
+from docuchat.errors import QueueFull
+from docuchat.store.postgres_extra import is_postgres, postgres_extra
 
 PART_BYTES = 1024 * 1024
 """A spooled file is stored in parts of this size, so no side holds a whole upload at once."""
@@ -217,13 +218,9 @@ def open_coordination(location: str | Path, *, dead_after: float) -> Coordinatio
     ``postgresql://`` URL (which needs the ``postgres`` extra)."""
     from docuchat.store.coordination_sql import SQLCoordination
 
-    if str(location).startswith(("postgres://", "postgresql://")):
-        try:
+    if is_postgres(location):
+        with postgres_extra("PostgreSQL needs"):
             from docuchat.store.postgres_coordination import PostgresDialect
-        except ImportError as exc:
-            raise ConfigError(
-                "PostgreSQL needs the postgres extra: pip install 'docuchat[postgres]'"
-            ) from exc
         return SQLCoordination(PostgresDialect(str(location), dead_after=dead_after))
     from docuchat.store.sqlite_coordination import SQLiteDialect
 

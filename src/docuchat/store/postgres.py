@@ -34,6 +34,7 @@ from docuchat.store.base import (
     TextToEmbed,
     Vector,
 )
+from docuchat.store.document_parts import DocumentParts
 from docuchat.store.postgres_pool import open_migrated_pool, pooled_transaction
 from docuchat.store.postgres_schema import TEXT_CONFIG, hnsw_index
 from docuchat.store.postgres_words import indexed_words, query_words, word_spans
@@ -45,7 +46,6 @@ from docuchat.store.rows import (
     document_values,
     page_box_rows,
     places_value,
-    text_regions,
 )
 from docuchat.store.sqlite import text_hash
 
@@ -57,6 +57,7 @@ BM25_K1, BM25_B = 1.2, 0.75
 DEFAULT_EF_SEARCH = 100
 _MAX_EF_SEARCH = 1000  # pgvector's upper bound
 _OWNER_LOCKS = 0x646F63  # advisory lock namespace: one lock per owner for writers
+_PARTS = DocumentParts("%s")
 
 
 class PostgresStore:
@@ -137,7 +138,7 @@ class PostgresStore:
     def remove_document(self, owner: str, doc_id: str) -> None:
         with self._transaction() as conn:
             _lock_owner(conn, owner)
-            doc_key = _document_key(conn, owner, doc_id)
+            doc_key = _PARTS.key(conn, owner, doc_id)
             old_hashes = _delete_chunks(conn, owner, doc_key)
             conn.execute("DELETE FROM documents WHERE key = %s", (doc_key,))
             _drop_unused_embeddings(conn, owner, old_hashes)
@@ -157,24 +158,11 @@ class PostgresStore:
 
     def document_file(self, owner: str, doc_id: str) -> bytes:
         with self._transaction() as conn:
-            row = conn.execute(
-                "SELECT f.data FROM document_files f JOIN documents d ON d.key = f.doc_key"
-                " WHERE d.owner = %s AND d.id = %s",
-                (owner, doc_id),
-            ).fetchone()
-        if row is None:
-            raise NotFound(f"no file for document {doc_id!r}")
-        return bytes(row[0])
+            return _PARTS.file(conn, owner, doc_id)
 
     def text_regions(self, owner: str, doc_id: str, start: int, end: int) -> list[PageRegion]:
         with self._transaction() as conn:
-            doc_key = _document_key(conn, owner, doc_id)
-            rows = conn.execute(
-                "SELECT page, boxes FROM page_boxes"
-                ' WHERE doc_key = %s AND start < %s AND "end" > %s ORDER BY page',
-                (doc_key, end, start),
-            ).fetchall()
-        return text_regions(rows, start, end)
+            return _PARTS.regions(conn, owner, doc_id, start, end)
 
     # -- chunks ----------------------------------------------------------
 
@@ -396,15 +384,6 @@ def _document_record(row: Sequence[Any]) -> DocumentRecord:
 
 def _chunk_record(row: Sequence[Any]) -> ChunkRecord:
     return chunk_record(row, row[9], row[10])
-
-
-def _document_key(conn: Connection, owner: str, doc_id: str) -> int:
-    row = conn.execute(
-        "SELECT key FROM documents WHERE owner = %s AND id = %s", (owner, doc_id)
-    ).fetchone()
-    if row is None:
-        raise NotFound(f"no document {doc_id!r}")
-    return int(row[0])
 
 
 def _write_document(

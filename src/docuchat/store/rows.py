@@ -10,15 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from docuchat.corpus.locations import (
-    PageRegion,
-    decode_boxes,
-    encode_boxes,
-    page_span,
-    place_from_json,
-    place_json,
-    quote_regions,
-)
+from docuchat.corpus.locations import encode_boxes, page_span, place_from_json, place_json
 from docuchat.corpus.types import Chunk, ParsedDocument, PlaceSpan
 from docuchat.store.base import ChunkRecord, DocumentRecord
 
@@ -91,8 +83,3 @@ def page_box_rows(document: ParsedDocument) -> list[tuple[int, int, int, bytes]]
     """``(page, start, end, boxes)`` per page with boxes: the page's offsets and its
     boxes in their compact stored form."""
     return [(page.page, *page_span(page), encode_boxes(page)) for page in document.boxes]
-
-
-def text_regions(rows: Iterable[Sequence[Any]], start: int, end: int) -> list[PageRegion]:
-    """The regions of ``[start, end)`` from ``(page, boxes)`` rows of ``page_boxes``."""
-    return quote_regions((decode_boxes(page, bytes(blob)) for page, blob in rows), start, end)

@@ -30,6 +30,7 @@ from docuchat.store.base import (
     Vector,
 )
 from docuchat.store.bm25_index import BM25Index
+from docuchat.store.document_parts import DocumentParts
 from docuchat.store.fts_query import match_expression, query_terms
 from docuchat.store.owner_cache import OwnerCache
 from docuchat.store.rows import (
@@ -40,7 +41,6 @@ from docuchat.store.rows import (
     document_values,
     page_box_rows,
     places_value,
-    text_regions,
 )
 from docuchat.store.sqlite_bm25 import (
     clear_scratch,
@@ -72,6 +72,7 @@ _LOAD_BATCH = 8192
 _OVERFETCH = 2
 _HIGHLIGHT_OPEN, _HIGHLIGHT_CLOSE = "\x02", "\x03"
 _MARKED_RUN = re.compile(f"{_HIGHLIGHT_OPEN}([^{_HIGHLIGHT_CLOSE}]*){_HIGHLIGHT_CLOSE}")
+_PARTS = DocumentParts("?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +201,7 @@ class SQLiteStore:
 
     def remove_document(self, owner: str, doc_id: str) -> None:
         with self._write() as db:
-            doc_key = _document_key(db, owner, doc_id)
+            doc_key = _PARTS.key(db, owner, doc_id)
             old_hashes = _delete_chunks(db, doc_key)
             db.execute("DELETE FROM documents WHERE key = ?", (doc_key,))
             _drop_unused_embeddings(db, owner, old_hashes)
@@ -210,7 +211,7 @@ class SQLiteStore:
         if start < 0 or (end is not None and end < start):
             raise StoreError(f"invalid text span {start}:{end}")
         with self._read() as db:
-            doc_key = _document_key(db, owner, doc_id)
+            doc_key = _PARTS.key(db, owner, doc_id)
             (text,) = db.execute(
                 "SELECT substr(text, ?, coalesce(?, char_count)) FROM documents WHERE key = ?",
                 (start + 1, None if end is None else end - start, doc_key),
@@ -219,24 +220,11 @@ class SQLiteStore:
 
     def document_file(self, owner: str, doc_id: str) -> bytes:
         with self._read() as db:
-            row = db.execute(
-                "SELECT f.data FROM document_files f JOIN documents d ON d.key = f.doc_key"
-                " WHERE d.owner = ? AND d.id = ?",
-                (owner, doc_id),
-            ).fetchone()
-        if row is None:
-            raise NotFound(f"no file for document {doc_id!r}")
-        return bytes(row[0])
+            return _PARTS.file(db, owner, doc_id)
 
     def text_regions(self, owner: str, doc_id: str, start: int, end: int) -> list[PageRegion]:
         with self._read() as db:
-            doc_key = _document_key(db, owner, doc_id)
-            rows = db.execute(
-                'SELECT page, boxes FROM page_boxes WHERE doc_key = ? AND start < ? AND "end" > ?'
-                " ORDER BY page",
-                (doc_key, end, start),
-            ).fetchall()
-        return text_regions(rows, start, end)
+            return _PARTS.regions(db, owner, doc_id, start, end)
 
     # -- chunks ----------------------------------------------------------
 
@@ -515,15 +503,6 @@ def _document_record(row: Sequence[Any]) -> DocumentRecord:
 
 def _chunk_record(row: Sequence[Any]) -> ChunkRecord:
     return chunk_record(row, json.loads(row[9]), json.loads(row[10]))
-
-
-def _document_key(db: sqlite3.Connection, owner: str, doc_id: str) -> int:
-    row = db.execute(
-        "SELECT key FROM documents WHERE owner = ? AND id = ?", (owner, doc_id)
-    ).fetchone()
-    if row is None:
-        raise NotFound(f"no document {doc_id!r}")
-    return int(row[0])
 
 
 def _write_document(

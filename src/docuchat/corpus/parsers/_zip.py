@@ -103,3 +103,12 @@ def open_archive(data: bytes, kind: str) -> Iterator[GuardedArchive]:
         raise CorruptDocument(f"the {kind} archive is damaged ({exc})") from exc
     except ElementTree.ParseError as exc:
         raise CorruptDocument(f"the {kind} contains malformed XML ({exc})") from exc
+
+
+def check_package(data: bytes, kind: str, main_part: str, *, not_it: str) -> None:
+    """Before a library reads an Office package from ``data``: a zip within the budget that
+    holds ``main_part`` (else ``UnsupportedFileType(not_it)``), no XML part with a DOCTYPE."""
+    with open_archive(data, kind) as archive:
+        if main_part not in archive.names():
+            raise UnsupportedFileType(not_it)
+        archive.check_parts()

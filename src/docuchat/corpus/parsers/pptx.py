@@ -15,9 +15,9 @@ from io import BytesIO
 from typing import Any
 
 from docuchat.corpus.parsers._document import DocumentBuilder, pick_title
-from docuchat.corpus.parsers._zip import open_archive
+from docuchat.corpus.parsers._zip import check_package
 from docuchat.corpus.types import ParsedDocument, Slide
-from docuchat.errors import CorruptDocument, ParseLimitExceeded, UnsupportedFileType
+from docuchat.errors import CorruptDocument, ParseLimitExceeded
 
 MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 MAX_SLIDES = 5000
@@ -25,10 +25,12 @@ MAX_SHAPES = 100_000  # in all slides, groups opened
 
 
 def parse(data: bytes, stem: str) -> ParsedDocument:
-    with open_archive(data, "PPTX") as archive:
-        if "ppt/presentation.xml" not in archive.names():
-            raise UnsupportedFileType("the content is not a PPTX (a zip without a presentation)")
-        archive.check_parts()
+    check_package(
+        data,
+        "PPTX",
+        "ppt/presentation.xml",
+        not_it="the content is not a PPTX (a zip without a presentation)",
+    )
     from pptx import Presentation  # 0.3 s to import: only when a deck comes
     from pptx.exc import PackageNotFoundError
 

@@ -22,9 +22,9 @@ from typing import Any
 
 from docuchat.corpus.parsers._decode import decode_text
 from docuchat.corpus.parsers._document import DocumentBuilder, pick_title
-from docuchat.corpus.parsers._zip import open_archive
+from docuchat.corpus.parsers._zip import check_package
 from docuchat.corpus.types import ParsedDocument, SheetCells
-from docuchat.errors import CorruptDocument, ParseLimitExceeded, UnsupportedFileType
+from docuchat.errors import CorruptDocument, ParseLimitExceeded
 
 XLSX_MEDIA_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 CSV_MEDIA_TYPE = "text/csv"
@@ -35,10 +35,12 @@ _SEPARATOR = " | "
 
 
 def parse_xlsx(data: bytes, stem: str) -> ParsedDocument:
-    with open_archive(data, "XLSX") as archive:
-        if "xl/workbook.xml" not in archive.names():
-            raise UnsupportedFileType("the content is not an XLSX (a zip without a workbook)")
-        archive.check_parts()
+    check_package(
+        data,
+        "XLSX",
+        "xl/workbook.xml",
+        not_it="the content is not an XLSX (a zip without a workbook)",
+    )
     import openpyxl  # 0.4 s to import: only when a workbook comes
 
     try:

@@ -16,6 +16,7 @@ from fastapi import APIRouter, HTTPException, Request, status
 
 from docuchat.errors import ConfigError, NotFound
 from docuchat.research import Answer, AnswerReady, ResearchAgent
+from docuchat.research.agent import Mode
 from docuchat.research.conversation import history_messages, title_of, turn_of
 from docuchat.server.db_calls import db_call
 from docuchat.server.deps import CurrentUser, ServicesDep
@@ -26,7 +27,7 @@ from docuchat.server.runs import (
     RunItem,
     cancelled_on_disconnect,
 )
-from docuchat.server.schemas import AskRequest, AskResult, Mode, ResearchRequest, error_responses
+from docuchat.server.schemas import AskRequest, AskResult, ResearchRequest, error_responses
 from docuchat.server.services import Services
 from docuchat.server.stream import (
     ErrorEvent,
