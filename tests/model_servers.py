@@ -69,6 +69,11 @@ class Received:
     path: str
 
 
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # the default 5 drops concurrent connects, retried a second later
+
+
 class ModelServer:
     def __init__(
         self, behaviour: Callable[[dict[str, Any]], Behaviour], *, get: Hang | Drop | None = None
@@ -77,10 +82,10 @@ class ModelServer:
         self.get = get
         self.requests: list[dict[str, Any]] = []
         self.received: list[Received] = []
+        self.get_arrived = threading.Event()
         self.request_arrived = threading.Event()
         self.client_gone = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
+        self._httpd = _HTTPServer(("127.0.0.1", 0), self._handler())
         self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
         threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
 
@@ -105,6 +110,7 @@ class ModelServer:
                 return parsed
 
             def do_GET(self) -> None:
+                server.get_arrived.set()
                 if server.get is None:
                     self.send_error(501)
                 elif isinstance(server.get, Hang):

@@ -21,7 +21,6 @@ from docuchat.models.base import ModelRequest, ModelResponse, UserMessage
 from docuchat.models.http import HTTPPool, RetryPolicy
 from docuchat.models.openai import OpenAIChatModel
 from docuchat.models.window import UNKNOWN_WINDOW, ContextWindow, context_window_of
-
 from model_servers import Answer, Drop, Hang, ModelServer
 
 QUESTIONS = 8
@@ -94,8 +93,7 @@ def test_a_probe_cut_short_with_its_loop_is_asked_again_in_the_next() -> None:
 
     async def leave_while_probing() -> None:
         asking = asyncio.ensure_future(model.context_window())
-        while not server.received:
-            await asyncio.sleep(0.01)
+        assert await asyncio.to_thread(server.get_arrived.wait, 5)
         assert not asking.done()  # the loop ends now, the probe unanswered
 
     try:
