@@ -36,10 +36,12 @@ import asyncio
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
@@ -160,7 +162,12 @@ async def serve_mock(latency: float) -> None:
 def process(
     command: list[str], env: dict[str, str], ready: str
 ) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """Start a process and wait for a line matching ``ready`` on its output; yield the match."""
+    """Start a process and wait for a line matching ``ready`` on its output; yield the match.
+
+    The rest of its output goes on to our stderr: a pipe nobody reads fills (64 KiB) and
+    then stops the process at its next write (the mock, logging a traceback for each
+    probe it could not parse, once froze that way and every question timed out).
+    """
     proc = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
     )
@@ -168,6 +175,9 @@ def process(
     try:
         for line in proc.stdout:
             if found := re.search(ready, line):
+                threading.Thread(
+                    target=shutil.copyfileobj, args=(proc.stdout, sys.stderr), daemon=True
+                ).start()
                 yield proc, found.group(1)
                 break
         else:

@@ -3,8 +3,10 @@
 ``ModelServer(behaviour)`` answers each ``POST /v1/chat/completions`` with what
 ``behaviour(request body)`` returns: an answer, a tool call, an HTTP error, or
 silence (the request hangs until the client goes away). Streamed requests get
-server-sent events, others one JSON completion. Used wherever the transport
-matters: the CLI's exit codes, the server's statuses, time limits.
+server-sent events, others one JSON completion. A ``GET`` (the adapter's probe of
+what the server is) is left unanswered (``Hang``), or the connection dropped
+(``Drop``), when ``get`` says so; else it is "not implemented". Used wherever the
+transport matters: the CLI's exit codes, the server's statuses, time limits.
 """
 
 from __future__ import annotations
@@ -50,17 +52,40 @@ class Hang:
     """Never answer; wait (at most a minute) for the client to hang up."""
 
 
+@dataclass(frozen=True)
+class Drop:
+    """Close the connection without a word."""
+
+
 Behaviour = Answer | CallTool | Fail | Hang
 
 
+@dataclass(frozen=True)
+class Received:
+    """One request line, and the connection (the client's port) it came on."""
+
+    connection: int
+    method: str
+    path: str
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # the default 5 drops concurrent connects, retried a second later
+
+
 class ModelServer:
-    def __init__(self, behaviour: Callable[[dict[str, Any]], Behaviour]) -> None:
+    def __init__(
+        self, behaviour: Callable[[dict[str, Any]], Behaviour], *, get: Hang | Drop | None = None
+    ) -> None:
         self.behaviour = behaviour
+        self.get = get
         self.requests: list[dict[str, Any]] = []
+        self.received: list[Received] = []
+        self.get_arrived = threading.Event()
         self.request_arrived = threading.Event()
         self.client_gone = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._httpd.daemon_threads = True
+        self._httpd = _HTTPServer(("127.0.0.1", 0), self._handler())
         self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
         threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
 
@@ -76,6 +101,21 @@ class ModelServer:
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
+
+            def parse_request(self) -> bool:
+                parsed = super().parse_request()
+                if parsed:
+                    port = self.client_address[1]
+                    server.received.append(Received(port, self.command, self.path))
+                return parsed
+
+            def do_GET(self) -> None:
+                server.get_arrived.set()
+                if server.get is None:
+                    self.send_error(501)
+                elif isinstance(server.get, Hang):
+                    wait_for_hang_up(self.connection, 60)
+                self.close_connection = True
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["content-length"])))

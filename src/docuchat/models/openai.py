@@ -21,6 +21,7 @@ the window is a typed :class:`~docuchat.errors.ContextOverflow`.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 from collections.abc import AsyncIterator, Mapping
@@ -100,6 +101,7 @@ class OpenAIChatModel:
         )
         self._server: ServerInfo | None = None
         self._probed = False
+        self._probe: asyncio.Task[None] | None = None
 
     @classmethod
     def from_env(cls, model: str, *, http_client: HTTPPool | None = None) -> OpenAIChatModel:
@@ -110,15 +112,26 @@ class OpenAIChatModel:
     async def server_info(self) -> ServerInfo | None:
         """What the server is and says about the model, asked once (never for hosted APIs).
 
-        Until it is asked, requests are built as for OpenAI itself.
+        Until it is asked, requests are built as for OpenAI itself. Questions arriving
+        together share one probe: each probing on its own multiplied the requests a cold
+        server got by the number of questions. The probe is a task of the running loop,
+        shielded so that a question cancelled while waiting does not cancel it for the
+        others; a probe of another loop (an earlier test's) or one that failed is asked again.
         """
-        if not self._probed and hosted_window(self.host) is None:
-            async with self._client.session() as session:
-                self._server = await probe_server(
-                    session, self._client.base_url, self.model, self._headers
-                )
-        self._probed = True
+        if self._probed or hosted_window(self.host) is not None:
+            return self._server
+        loop = asyncio.get_running_loop()
+        if self._probe is None or self._probe.done() or self._probe.get_loop() is not loop:
+            self._probe = loop.create_task(self._ask_server())
+        await asyncio.shield(self._probe)
         return self._server
+
+    async def _ask_server(self) -> None:
+        async with self._client.session() as session:
+            self._server = await probe_server(
+                session, self._client.base_url, self.model, self._headers
+            )
+        self._probed = True
 
     async def context_window(self) -> ContextWindow:
         hosted = hosted_window(self.host)
