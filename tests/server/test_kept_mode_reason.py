@@ -15,8 +15,7 @@ from docuchat.config import ResearchConfig
 from docuchat.server import ServerSettings
 
 from .conftest import Keys, auth, services_of
-
-QUESTION = "What is the annual rent of the cottage?"
+from .test_research_request import ask
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -28,15 +27,6 @@ def settings(request: pytest.FixtureRequest, tmp_path: Path) -> ServerSettings:
         else request.getfixturevalue("postgres_url")
     )
     return ServerSettings(home=tmp_path, db=db, embedder="none")
-
-
-async def ask(client: httpx.AsyncClient, key: str, **body: Any) -> dict[str, Any]:
-    response = await client.post(
-        "/api/ask", headers=auth(key), json={"question": QUESTION, "stream": False, **body}
-    )
-    assert response.status_code == 200, response.text
-    result: dict[str, Any] = response.json()
-    return result
 
 
 async def kept_turn(client: httpx.AsyncClient, key: str, conversation_id: str) -> Any:
