@@ -3,7 +3,9 @@
 Environment variables are prefixed ``DOCUCHAT_`` (``DOCUCHAT_HOME``,
 ``DOCUCHAT_DB``, ``DOCUCHAT_MODEL``, ``DOCUCHAT_EMBEDDER``). The config file is
 ``$DOCUCHAT_HOME/config.toml`` when it exists; every settings class (the
-CLI's, the server's) reads that one file.
+CLI's, the server's) reads that one file and that one environment. A
+``DOCUCHAT_*`` variable nothing reads (a misspelt one) is a warning on stderr,
+once per process, with the closest known variable: it is ignored, as before.
 
 A mistake is a :class:`~docuchat.errors.ConfigError` that names where it is
 and how to fix it: a file that is not TOML (with the line), a key no setting
@@ -29,9 +31,10 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import sys
 import tomllib
 import types
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, Self, TypeGuard, Union, get_args, get_origin
@@ -49,6 +52,10 @@ from docuchat.errors import ConfigError
 
 ENV_PREFIX = "DOCUCHAT_"
 CONFIG_FILE = "config.toml"
+OCR_VARIABLE = ENV_PREFIX + "OCR"
+"""The OCR engine (``docuchat.corpus.ocr``): read where it is used, not a setting."""
+OTHER_VARIABLES = (OCR_VARIABLE,)
+"""The ``DOCUCHAT_*`` variables that are not settings (each setting's is its name)."""
 
 Source = Literal["flag", "env", "file", "default"]
 DetailLevel = Literal["brief", "standard", "detailed"]
@@ -141,15 +148,15 @@ def _closest(key: str, model: type[BaseModel], prefix: str) -> str:
     return f" (did you mean {prefix + close[0]!r}?)" if close else ""
 
 
-def _file_schema(settings_cls: type[Settings], data: Mapping[str, Any]) -> type[BaseModel]:
-    """The settings class whose fields a key of the file may name: every class reads the one
-    file, so a key of the server's settings is known to the CLI's too."""
-    if all(key in settings_cls.model_fields for key in data):
-        return settings_cls  # the usual case: no need to look further
+def _settings_schema(cls: type[Settings], names: Iterable[str]) -> type[Settings]:
+    """The settings class whose fields ``names`` may be: every class reads the one file and
+    the one environment, so a setting of the server's is known to the CLI's too."""
+    if all(name in cls.model_fields for name in names):
+        return cls  # the usual case: no need to look further
     # Imported here: the server's settings are light, but the CLI's commands never need them.
     from docuchat.server.settings import ServerSettings
 
-    return ServerSettings if issubclass(ServerSettings, settings_cls) else settings_cls
+    return ServerSettings if issubclass(ServerSettings, cls) else cls
 
 
 MCPServerName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_-]{1,32}$")]
@@ -240,6 +247,7 @@ class Settings(BaseModel):
     def __init__(self, **flags: Any) -> None:
         """Keyword arguments are the flags; a value of the wrong kind (from any source) is
         a ``ConfigError`` that says where it came from."""
+        _warn_of_unknown_variables(type(self))
         values = _resolve(type(self), flags)
         try:
             super().__init__(**values)
@@ -256,7 +264,7 @@ def _resolve(cls: type[Settings], flags: Mapping[str, Any]) -> dict[str, Any]:
     """Each field's value from the first source that has one (flags > env > file)."""
     path = config_path()
     data = read_config_file(path)
-    schema = _file_schema(cls, data)
+    schema = _settings_schema(cls, data)
     problems = unknown_keys(data, schema)
     if problems:
         known = ", ".join(sorted(schema.model_fields))
@@ -285,6 +293,55 @@ def _source(
     if name in data:
         return "file", f"{path}: {name}"
     return "default", ""
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownVariable:
+    """A ``DOCUCHAT_*`` environment variable that docuchat does not read."""
+
+    name: str
+    closest: str | None
+    """The known variable it is most like, if one is close."""
+
+    def __str__(self) -> str:
+        hint = f" (did you mean {self.closest}?)" if self.closest else ""
+        return f"unknown setting {self.name}{hint}"
+
+
+def unknown_variables(cls: type[Settings]) -> list[UnknownVariable]:
+    """The environment's ``DOCUCHAT_*`` variables (in any case) that neither a setting of any
+    settings class nor ``OTHER_VARIABLES`` names, by name."""
+    fields = {
+        key.upper().removeprefix(ENV_PREFIX).lower(): key
+        for key in os.environ
+        if key.upper().startswith(ENV_PREFIX) and key.upper() not in OTHER_VARIABLES
+    }
+    schema = _settings_schema(cls, fields)
+    known = [name.upper() for name in schema.model_fields]
+    known += [variable.removeprefix(ENV_PREFIX) for variable in OTHER_VARIABLES]
+    return [
+        UnknownVariable(key, _closest_variable(field.upper(), known))
+        for field, key in sorted(fields.items(), key=lambda item: item[1])
+        if field not in schema.model_fields
+    ]
+
+
+def _closest_variable(name: str, known: list[str]) -> str | None:
+    """Compared without the prefix, which every variable shares."""
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return ENV_PREFIX + close[0] if close else None
+
+
+_warned: set[str] = set()
+"""The unknown variables this process has warned of: each once, however many commands or
+settings objects read the environment."""
+
+
+def _warn_of_unknown_variables(cls: type[Settings]) -> None:
+    for unknown in unknown_variables(cls):
+        if unknown.name not in _warned:
+            _warned.add(unknown.name)
+            print(f"docuchat: warning: {unknown}; it is ignored", file=sys.stderr)
 
 
 def _from_env(variable: str, annotation: Any) -> Any:

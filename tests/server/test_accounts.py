@@ -152,6 +152,36 @@ def test_a_turn_keeps_its_steps_in_order(accounts: Accounts) -> None:
     assert second.steps == ()
 
 
+def test_turns_saved_before_mode_reasons_were_kept_read_back_without_one(
+    database: Database,
+) -> None:
+    accounts = open_accounts(database.location)
+    conversation = accounts.create_conversation("alice", "Lease")
+    accounts.add_turn("alice", conversation.id, Turn("Q?", "A", (), "answered", mode_reason="w"))
+    accounts.close()
+    # The database as the migration found it: no column, the migration not yet applied.
+    last = "m014_turn_mode_reason" if database.backend == "sqlite" else "m013_turn_mode_reason"
+    statements = (
+        "ALTER TABLE turns DROP COLUMN mode_reason",
+        f"DELETE FROM migrations WHERE name = '{last}'",
+    )
+    if database.backend == "sqlite":
+        with closing(sqlite3.connect(database.location)) as db, db:
+            for statement in statements:
+                db.execute(statement)
+    else:
+        with psycopg.connect(database.location) as conn:
+            for statement in statements:
+                conn.execute(statement)
+
+    reopened = open_accounts(database.location)
+    try:
+        [turn] = reopened.get_conversation("alice", conversation.id).turns
+        assert (turn.answer, turn.mode_reason) == ("A", "")
+    finally:
+        reopened.close()
+
+
 def test_conversations_keep_their_turns_and_belong_to_one_owner(accounts: Accounts) -> None:
     conversation = accounts.create_conversation("alice", "Highlands")
     citation = {"n": 1, "title": "Valuation", "span": [0, 10], "verified": True}

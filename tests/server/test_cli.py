@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -85,26 +86,38 @@ def test_settings_come_from_flags_then_environment_then_config_file(
     assert ServerSettings(port=9003).port == 9003
 
 
-@pytest.fixture
-def served(home: Path) -> Iterator[str]:
-    """``docuchat serve`` in a process of its own, on a free port."""
+@contextmanager
+def serving(**env: str) -> Iterator[tuple[str, list[str]]]:
+    """``docuchat serve`` in a process of its own, on a free port, with ``env`` added to the
+    environment: its URL and what it wrote on stderr until it was listening."""
     command = [sys.executable, "-c", "from docuchat.cli.main import main; main()", "serve"]
     command += ["--port", "0"]
     command += ["--model", "scripted", "--embedder", "none", "--no-access-log"]
     process = subprocess.Popen(
-        command, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+        command,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", **env},
     )
     assert process.stderr is not None
+    written = []
     try:
         for line in process.stderr:
+            written.append(line)
             if found := re.search(r"running on (http://127\.0\.0\.1:\d+)", line):
-                yield found.group(1)
+                yield found.group(1), written
                 break
         else:
-            pytest.fail("the server did not start")
+            pytest.fail("the server did not start:\n" + "".join(written))
     finally:
         process.send_signal(signal.SIGINT)
         assert process.wait(15) == 0
+
+
+@pytest.fixture
+def served(home: Path) -> Iterator[str]:
+    with serving() as (url, _):
+        yield url
 
 
 def test_serve_answers_with_the_users_of_its_database(home: Path, served: str) -> None:
@@ -135,3 +148,13 @@ def test_serve_freezes_the_start_up_heap_before_serving(
     assert result.exit_code == 0, result.output
     assert isinstance(seen["frozen"], int) and seen["frozen"] > 10_000
     assert seen["thresholds"] == THRESHOLDS
+
+
+def test_serve_warns_once_of_a_misspelt_variable_and_serves(home: Path) -> None:
+    with serving(DOCUCHAT_EMBEDER="none") as (url, written):
+        assert httpx.get(f"{url}/health").json()["status"] == "ok"
+    warned = [line for line in written if "unknown setting" in line]
+    assert warned == [
+        "docuchat: warning: unknown setting DOCUCHAT_EMBEDER"
+        " (did you mean DOCUCHAT_EMBEDDER?); it is ignored\n"
+    ]

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from docuchat.config import config_path, origins
+from docuchat.config import config_path, origins, unknown_variables
 from docuchat.server.settings import ServerSettings
 
 
@@ -27,11 +27,13 @@ def config_command(
     """Show each setting's value and where it came from: a flag, a DOCUCHAT_* environment
     variable, the config file ($DOCUCHAT_HOME/config.toml) or the default.
 
-    A broken config file, an unknown key or a bad value is reported here too."""
+    A broken config file, an unknown key or a bad value is reported here too, and so is a
+    DOCUCHAT_* variable that no setting reads (a misspelt one is ignored)."""
     flags = {"db": db, "owner": owner, "model": model, "embedder": embedder}
     given: dict[str, Any] = {name: value for name, value in flags.items() if value is not None}
     settings = ServerSettings(**given)
     listed = origins(settings, given)
+    unknown = unknown_variables(ServerSettings)
     path = config_path()
     if as_json:
         payload = {
@@ -42,6 +44,7 @@ def config_command(
                 o.name: {"value": _plain(o.value), "source": o.source, "where": o.where}
                 for o in listed
             },
+            "unknown_variables": {u.name: u.closest for u in unknown},
         }
         click.echo(json.dumps(payload, ensure_ascii=False))
         return
@@ -55,6 +58,8 @@ def config_command(
         where = f"{o.source}: {o.where}" if o.where else o.source
         table.add_row(o.name, escape(str(_plain(o.value))), escape(where))
     console.print(table)
+    for variable in unknown:
+        console.print(f"{escape(str(variable))}: ignored", highlight=False)
 
 
 def _plain(value: object) -> object:

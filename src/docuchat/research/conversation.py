@@ -29,6 +29,7 @@ def turn_of(answer: Answer) -> Turn:
         tuple(answer.citation_dicts()),
         answer.outcome,
         steps=steps_of(answer.events),
+        mode_reason=answer.mode_reason,
     )
 
 

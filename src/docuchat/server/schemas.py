@@ -23,6 +23,10 @@ ToolStatus = Literal["running", "complete", "error"]
 
 QUESTION_MAX_CHARS = 8000
 """The longest question on every entry point: ``/api/ask`` and the last message to ``/v1``."""
+MODE_REASON = (
+    "Why the answer came in another mode than asked (a model below min_model_for_agent "
+    "answers with the pipeline); empty when it came as asked"
+)
 
 
 class ErrorResponse(BaseModel):
@@ -363,10 +367,7 @@ class AskResult(BaseModel):
         description="The model failed after opening passages: the answer quotes them"
     )
     mode: Mode
-    mode_reason: str = Field(
-        description="Why the answer came in another mode than asked (a model below "
-        "min_model_for_agent answers with the pipeline)"
-    )
+    mode_reason: str = Field(description=MODE_REASON)
     model_error: str = Field(
         description="The model provider's error that left the question without an answer "
         "(an unreachable server names its URL); empty when there was none"
@@ -462,6 +463,7 @@ class TurnPublic(BaseModel):
     outcome: str
     created_at: str
     steps: list[KeptStep] = Field(description="The tool steps, as they were shown")
+    mode_reason: str = Field(description=MODE_REASON)
 
     @classmethod
     def of(cls, turn: Turn) -> TurnPublic:
@@ -472,6 +474,7 @@ class TurnPublic(BaseModel):
             outcome=turn.outcome,
             created_at=turn.created_at,
             steps=[KeptStep.of(step) for step in turn.steps],
+            mode_reason=turn.mode_reason,
         )
 
 

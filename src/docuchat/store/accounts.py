@@ -74,6 +74,8 @@ class Turn:
     outcome: str
     created_at: str = ""
     steps: tuple[TurnStep, ...] = ()
+    mode_reason: str = ""
+    """Why the answer came in another mode than asked (``Answer.mode_reason``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,11 +256,14 @@ class SQLiteAccounts:
                     outcome,
                     created,
                     turn_steps(json.loads(steps)),
+                    mode_reason,
                 )
-                for question, answer, citations, outcome, created, steps in db.execute(
-                    "SELECT question, answer, citations, outcome, created_at, steps FROM turns"
-                    " WHERE conversation_key = ? ORDER BY key",
-                    (key,),
+                for question, answer, citations, outcome, created, steps, mode_reason in (
+                    db.execute(
+                        "SELECT question, answer, citations, outcome, created_at, steps,"
+                        " mode_reason FROM turns WHERE conversation_key = ? ORDER BY key",
+                        (key,),
+                    )
                 )
             )
         return Conversation(conversation_id, title, created_at, updated_at, turns)
@@ -274,7 +279,7 @@ class SQLiteAccounts:
             key = _conversation_key(db, owner, conversation_id)
             db.execute(
                 "INSERT INTO turns (conversation_key, question, answer, citations, outcome,"
-                " created_at, steps) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                " created_at, steps, mode_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     key,
                     turn.question,
@@ -283,6 +288,7 @@ class SQLiteAccounts:
                     turn.outcome,
                     now,
                     json.dumps(step_rows(turn), ensure_ascii=False),
+                    turn.mode_reason,
                 ),
             )
             db.execute("UPDATE conversations SET updated_at = ? WHERE key = ?", (now, key))

@@ -329,3 +329,10 @@ def m013_turn_steps(db: sqlite3.Connection) -> None:
     # JSON [{tool_name, tool_input, status, message, detail, ...}, ...]: each turn's tool
     # steps as they were shown. Turns saved before this have none.
     db.execute("ALTER TABLE turns ADD COLUMN steps TEXT NOT NULL DEFAULT '[]'")
+
+
+@migration
+def m014_turn_mode_reason(db: sqlite3.Connection) -> None:
+    # Why a turn was answered in another mode than asked (a model below
+    # min_model_for_agent), so a reopened conversation says so again. Older turns: "".
+    db.execute("ALTER TABLE turns ADD COLUMN mode_reason TEXT NOT NULL DEFAULT ''")

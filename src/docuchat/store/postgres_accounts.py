@@ -127,13 +127,21 @@ class PostgresAccounts:
                 raise NotFound(f"no conversation {conversation_id!r}")
             key, title, created_at, updated_at = found
             rows = conn.execute(
-                "SELECT question, answer, citations, outcome, created_at, steps FROM turns"
-                " WHERE conversation_key = %s ORDER BY key",
+                "SELECT question, answer, citations, outcome, created_at, steps, mode_reason"
+                " FROM turns WHERE conversation_key = %s ORDER BY key",
                 (key,),
             ).fetchall()
         turns = tuple(
-            Turn(question, answer, tuple(citations), outcome, iso_utc(created), turn_steps(steps))
-            for question, answer, citations, outcome, created, steps in rows
+            Turn(
+                question,
+                answer,
+                tuple(citations),
+                outcome,
+                iso_utc(created),
+                turn_steps(steps),
+                mode_reason,
+            )
+            for question, answer, citations, outcome, created, steps, mode_reason in rows
         )
         return Conversation(conversation_id, title, iso_utc(created_at), iso_utc(updated_at), turns)
 
@@ -157,7 +165,7 @@ class PostgresAccounts:
                 raise NotFound(f"no conversation {conversation_id!r}")
             conn.execute(
                 "INSERT INTO turns (conversation_key, question, answer, citations, outcome,"
-                " created_at, steps) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                " created_at, steps, mode_reason) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
                 (
                     found[0],
                     turn.question,
@@ -166,6 +174,7 @@ class PostgresAccounts:
                     turn.outcome,
                     now,
                     Jsonb(step_rows(turn)),
+                    turn.mode_reason,
                 ),
             )
 

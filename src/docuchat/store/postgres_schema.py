@@ -364,5 +364,11 @@ def m011_embeddings_by_vector_space(conn: psycopg.Connection[Any]) -> None:
 
 @migration
 def m012_turn_steps(conn: psycopg.Connection[Any]) -> None:
-    # Each turn's tool steps as they were shown (as SQLite's m012). Older turns have none.
+    # Each turn's tool steps as they were shown (as SQLite's m013). Older turns have none.
     conn.execute("ALTER TABLE turns ADD COLUMN steps jsonb NOT NULL DEFAULT '[]'")
+
+
+@migration
+def m013_turn_mode_reason(conn: psycopg.Connection[Any]) -> None:
+    # Why a turn was answered in another mode than asked (as SQLite's m014). Older turns: "".
+    conn.execute("ALTER TABLE turns ADD COLUMN mode_reason text NOT NULL DEFAULT ''")

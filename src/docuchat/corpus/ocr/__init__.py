@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from docuchat.config import OCR_VARIABLE
 from docuchat.corpus.ocr.base import OcrEngine, OcrLine, OcrWord, paragraphs
 from docuchat.corpus.ocr.rapid import RapidOcrEngine
 from docuchat.corpus.ocr.tesseract import TesseractEngine
@@ -24,7 +25,7 @@ __all__ = ["ENGINES", "OcrEngine", "OcrLine", "OcrWord", "get_engine", "paragrap
 
 def get_engine(name: str | None = None) -> OcrEngine:
     """The engine named (default: ``DOCUCHAT_OCR``, else Tesseract), built once per process."""
-    name = name or os.environ.get("DOCUCHAT_OCR") or DEFAULT_ENGINE
+    name = name or os.environ.get(OCR_VARIABLE) or DEFAULT_ENGINE
     if name not in ENGINES:
         raise ConfigError(f"unknown OCR engine {name!r} (known: {', '.join(ENGINES)})")
     engine = _engines.get(name)
