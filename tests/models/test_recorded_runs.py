@@ -1,10 +1,12 @@
-"""Whole research runs recorded from a real llama.cpp server, replayed over a local HTTP server.
+"""Whole research runs recorded from real llama.cpp servers, replayed over a local HTTP server.
 
 bench/record_llm.py ran the research agent over samples/documents against llama-cpp-python's
-server with SmolLM2-135M-Instruct (agent mode with native tool calls, the text protocol,
-the pipeline; streamed and not; a window smaller than assumed). Here the same agent runs
-against the recorded answers: it must end as the recording did (outcome, answer, citations,
-labels, token counts) and send requests of the shapes the real server accepted.
+server and against llama.cpp's own llama-server, with SmolLM2-135M-Instruct (agent mode with
+native tool calls, the text protocol, the pipeline; streamed and not; a 1,024-token window;
+a request longer than the window). Here the same agent runs against the recorded answers: it
+must end as the recording did (outcome, answer, citations, labels, token counts) and send
+requests of the shapes the real server accepted; the probe must tell the server as it did,
+and an overflow must be typed with the server's own figures.
 """
 
 from __future__ import annotations
@@ -14,13 +16,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 import yaml
 
 from docuchat.corpus.ingest import ingest_paths
-from docuchat.models.base import Model
+from docuchat.errors import ContextOverflow
+from docuchat.models.base import Model, ModelRequest, UserMessage
 from docuchat.models.http import RetryPolicy
 from docuchat.models.openai import OpenAIChatModel
+from docuchat.models.servers import ServerKind, probe_server
 from docuchat.models.text_protocol import TextProtocolModel
 from docuchat.research import ResearchAgent
 from docuchat.research.agent import DEFAULT_LIMITS
@@ -38,11 +43,20 @@ def _load(cassette: Path) -> dict[str, Any]:
     return recording
 
 
-RUNS = [
-    path
-    for path in sorted((FIXTURES / "llama_cpp_python").glob("*.yaml"))
-    if _load(path)["docuchat"]["research"] is not None
-]
+# The recording directory of each server, and what the probe must take it for.
+SERVERS: dict[str, ServerKind] = {
+    "llama_cpp_python": "llama-cpp-python",
+    "llama_server": "llama.cpp",
+}
+RECORDINGS = [path for server in SERVERS for path in sorted((FIXTURES / server).glob("*.yaml"))]
+RUNS = [path for path in RECORDINGS if _load(path)["docuchat"]["research"] is not None]
+OVERFLOWS = [path for path in RECORDINGS if _load(path)["docuchat"]["research"] is None]
+
+
+def _name(path: Path) -> str:
+    return f"{path.parent.name}/{path.stem}"
+
+
 SAME = (
     "answer",
     "outcome",
@@ -69,16 +83,65 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
     db.close()
 
 
-def test_every_mode_was_recorded() -> None:
-    research = [_load(path)["docuchat"]["research"] for path in RUNS]
+@pytest.mark.parametrize("recorded_from", SERVERS)
+def test_every_mode_was_recorded(recorded_from: str) -> None:
+    research = [
+        _load(path)["docuchat"]["research"] for path in RUNS if path.parent.name == recorded_from
+    ]
     modes = {(r["model"], r["mode"], r["stream"]) for r in research}
     assert {("native", "agent"), ("text", "agent"), ("native", "pipeline")} == {
         (model, mode) for model, mode, _stream in modes
     }
     assert {stream for *_, stream in modes} == {True, False}
+    overflows = [_load(path) for path in OVERFLOWS if path.parent.name == recorded_from]
+    streamed = {
+        bool(o["interactions"][0]["request"]["parsed_body"].get("stream")) for o in overflows
+    }
+    assert streamed == {True, False}
 
 
-@pytest.mark.parametrize("cassette", RUNS, ids=lambda path: path.stem)
+@pytest.mark.parametrize("cassette", RUNS, ids=_name)
+async def test_the_probe_tells_the_server_as_it_was(cassette: Path, server: ScriptedServer) -> None:
+    recording = _load(cassette)
+    _serve(server, recording["interactions"])
+    async with aiohttp.ClientSession() as session:
+        info = await probe_server(session, f"{server.url}/v1", "smollm2")
+    assert info is not None and info.kind == SERVERS[cassette.parent.name]
+    # llama-server says its window (the slot's -c); llama-cpp-python says none.
+    reported = recording["docuchat"]["server"]["n_ctx"] if info.kind == "llama.cpp" else None
+    assert info.context_window == reported
+
+
+@pytest.mark.parametrize("cassette", OVERFLOWS, ids=_name)
+async def test_a_recorded_overflow_is_typed_with_the_servers_figures(
+    cassette: Path, server: ScriptedServer
+) -> None:
+    recording = _load(cassette)
+    want, sent = recording["docuchat"]["result"], _serve(server, recording["interactions"])
+    model = OpenAIChatModel(
+        "smollm2", base_url=f"{server.url}/v1", retry=RetryPolicy(max_retries=0)
+    )
+    request = ModelRequest(
+        "", [UserMessage(sent[0]["messages"][0]["content"])], max_output_tokens=16
+    )
+    with pytest.raises(ContextOverflow) as raised:
+        await _send(model, request, stream=bool(sent[0].get("stream")))
+    got = raised.value
+    assert (got.message, got.context_window, got.prompt_tokens) == (
+        want["message"],
+        want["context_window"],
+        want["prompt_tokens"],
+    )
+
+
+async def _send(model: Model, request: ModelRequest, *, stream: bool) -> None:
+    if stream:
+        [item async for item in model.stream(request)]
+    else:
+        await model.complete(request)
+
+
+@pytest.mark.parametrize("cassette", RUNS, ids=_name)
 async def test_a_recorded_run_ends_as_it_did(
     cassette: Path, server: ScriptedServer, store: Store
 ) -> None:
@@ -140,8 +203,9 @@ def _counts(result: dict[str, Any]) -> dict[str, int]:
 
 
 def _shape(body: dict[str, Any]) -> tuple[Any, ...]:
-    """What the server needed of a request: no null content, no ``tool`` message (its
-    template drops them), tool_choice beside tools, the stream flag and the answer cap."""
+    """What the server needed of a request: no null content, the roles (``tool`` messages only
+    for a server whose template shows them), tool_choice beside tools, the stream flag and the
+    answer cap."""
     messages = body["messages"]
     assert all(isinstance(m["content"], str) for m in messages)
     tools = tuple(t["function"]["name"] for t in body.get("tools", ()))

@@ -34,7 +34,9 @@ NO_RETRY = RetryPolicy(max_retries=0)
 
 
 def test_every_cassette_is_replayed() -> None:
-    assert len(CASSETTES) == 178  # 169 from hosted APIs, 9 from a real llama.cpp server
+    assert (
+        len(CASSETTES) == 187
+    )  # 169 from hosted APIs, 9 each from llama-cpp-python and llama-server
     assert all(chat_exchanges(cassette) for cassette in CASSETTES)
 
 

@@ -91,7 +91,7 @@ def test_empty_reports_are_ignored() -> None:
 # --- measured on the recorded traffic -------------------------------------------------------
 
 
-LLAMA_CPP = "llama_cpp_python/"
+LLAMA_CPP = ("llama_cpp_python/", "llama_server/")  # the local servers' recordings
 
 
 def _reported_input(exchange: Exchange) -> int | None:

@@ -15,8 +15,9 @@ whenever tools are (llama-cpp-python's ``chatml-function-calling`` offers no
 tool without it); a stream that ends before its first chunk (llama-cpp-python
 cannot stream a tool call it chose itself) is asked again without streaming;
 tool results go as a user message to a server whose template drops ``tool``
-messages (see :meth:`OpenAIChatModel.server_info`). A request too long for
-the window is a typed :class:`~docuchat.errors.ContextOverflow`.
+messages, and a forced tool as ``"required"`` with that tool alone to llama-server,
+which reads no named ``tool_choice`` (see :meth:`OpenAIChatModel.server_info`). A
+request too long for the window is a typed :class:`~docuchat.errors.ContextOverflow`.
 """
 
 from __future__ import annotations
@@ -176,8 +177,13 @@ class OpenAIChatModel:
             "messages": _messages(request, results_as_text=results_as_text),
         }
         if request.tools and request.tool_choice != "none":
-            body["tools"] = [_tool(spec) for spec in request.tools]
-            body["tool_choice"] = _tool_choice(request.tool_choice)
+            tools, choice = request.tools, _tool_choice(request.tool_choice)
+            forced = request.tool_choice
+            if isinstance(forced, UseTool) and self._server and not self._server.names_forced_tools:
+                # The same constraint in the words the server reads: that one tool, required.
+                tools, choice = [spec for spec in tools if spec.name == forced.name], "required"
+            body["tools"] = [_tool(spec) for spec in tools]
+            body["tool_choice"] = choice
         if request.max_output_tokens is not None:
             body[self._max_tokens_field] = request.max_output_tokens
         if stream:

@@ -62,6 +62,15 @@ class ServerInfo:
         """
         return self.kind != "llama-cpp-python"
 
+    @property
+    def names_forced_tools(self) -> bool:
+        """Whether ``tool_choice`` may name the function to call.
+
+        llama-server reads only "auto", "none" and "required": it takes an object
+        for the wrong type and answers as for "auto", so a forced call is not forced.
+        """
+        return self.kind != "llama.cpp"
+
 
 def api_root(base_url: str) -> str:
     """The server's root: ``http://host:port/v1`` -> ``http://host:port``."""
