@@ -180,3 +180,12 @@ def test_an_answer_without_a_verified_citation_is_unsupported_and_a_decline_decl
     assert unsupported.presentation == "unsupported"
     declined = _ask(searcher, "What is the estate's VAT number?", "The documents do not say")
     assert declined.presentation == "declined"
+
+
+def test_why_a_sentence_does_not_address_a_question_reads_as_english() -> None:
+    text = "# Notes\n\nThe secret code of user 3 is CODE-3-1234abcd."
+    [row] = sentences([Passage(1, "c1", text, "Notes of user 3")])
+    asked = analyse("What is the secret code of user 3 in the Lisbon office?")
+    judged = judge(asked.parts[0], row, asked.text)
+    assert not judged.addresses
+    assert "states an identifier: CODE-3" in judged.reasons()

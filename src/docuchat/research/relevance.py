@@ -103,7 +103,8 @@ class Addressing:
             close = "" if self.similarity is None else f", similarity {self.similarity:.2f}"
             said.append(f"holds {self.coverage:.0%} of the question's terms{close}")
         if self.found is not None:
-            said.append(f"states a {self.found.kind}: {self.found.text}")
+            article = "an" if self.found.kind[0] in "aeiou" else "a"
+            said.append(f"states {article} {self.found.kind}: {self.found.text}")
         elif self.kind is not None:
             said.append(f"states no {self.kind}")
         return said
