@@ -110,7 +110,7 @@ async def test_a_key_lookup_waiting_for_postgres_does_not_stall_the_server(
 ) -> None:
     locker = psycopg.connect(settings.db_path)
     locker.execute("LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE")  # every key lookup waits
-    release = threading.Timer(1.0, locker.commit)
+    release = threading.Timer(3.0, locker.commit)  # far beyond /health's time, even loaded
     release.start()
     try:
         started = time.monotonic()
@@ -118,7 +118,7 @@ async def test_a_key_lookup_waiting_for_postgres_does_not_stall_the_server(
         await asyncio.sleep(0.2)
         health = await client.get("/health")
         # Served long before the lock is released: the loop never waited for PostgreSQL.
-        assert (health.status_code, time.monotonic() - started < 0.7) == (200, True)
+        assert (health.status_code, time.monotonic() - started < 2.0) == (200, True)
         assert not listing.done()  # its key lookup is still waiting, on a worker thread
     finally:
         release.join()
