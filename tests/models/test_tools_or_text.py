@@ -21,7 +21,7 @@ from docuchat.corpus.ingest import ingest_paths
 from docuchat.models import AssistantMessage, Message, get_model
 from docuchat.models.servers import probe_server
 from docuchat.research import ResearchAgent
-from docuchat.research.agent import DEFAULT_LIMITS
+from docuchat.research.agent import DEFAULT_LIMITS, Mode
 from docuchat.search import HybridSearcher
 from docuchat.store import Store, open_store
 
@@ -62,13 +62,12 @@ async def test_the_probe_reads_whether_the_template_takes_tools(
     assert info.drops_tools is (read is False)
 
 
-def _ask(server: ScriptedServer, store: Store, spec: str) -> ResearchAgent:
-    model = get_model(spec)
+def _ask(server: ScriptedServer, store: Store, spec: str, mode: Mode = "agent") -> ResearchAgent:
     return ResearchAgent(
         HybridSearcher(store),
-        model,
+        get_model(spec),
         owner="local",
-        mode="agent",
+        mode=mode,
         limits=dataclasses.replace(DEFAULT_LIMITS, timeout=None, model_timeout=None),
     )
 
@@ -148,3 +147,20 @@ async def test_an_explicit_text_spec_stays_the_choice_and_says_nothing(
     answer = await _ask(server, store, "text:openai:smollm2").ask(QUESTION, stream_text=False)
     assert all("tools" not in body for body in _posts(server))
     assert (answer.model, answer.model_choice) == ("text:openai:smollm2", "")
+
+
+async def test_the_pipelines_answer_comes_in_the_protocol_too(
+    server: ScriptedServer, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its transcript carries the fixed search and opened passages as calls and results:
+    # they reach the model as TOOL_CALL lines and text, as with ``text:``.
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
+    _llama_server(server, False)
+    final = {"answer": "Employees get 25 days of annual leave [1].", "citations": [1]}
+    server.queue(Reply.json(completion(f"FINAL {json.dumps(final)}")))
+    answer = await _ask(server, store, "openai:smollm2", "pipeline").ask(QUESTION)
+    [sent] = _posts(server)
+    assert "tools" not in sent and "Tools are not available now" in sent["messages"][0]["content"]
+    assert "TOOL_CALL" in sent["messages"][2]["content"]
+    assert answer.mode == "pipeline" and answer.answer.startswith("Employees get 25 days")
+    assert answer.model_choice == NOTE

@@ -6,7 +6,8 @@ model's chat template has no place for them (``/props`` says
 never calls one. ``openai:<model>`` (and ``--model auto`` finding such a server)
 then speaks the TOOL_CALL / FINAL text protocol to it for every request that
 involves tools, decided by the adapter's probe of the server, which happens on
-first use. Requests of a conversation without tools (the pipeline's) go as they are. ``text:<spec>``
+first use; it then asks exactly as ``text:openai:<model>`` would. Requests with no
+tools, calls or results in them go as they are. ``text:<spec>``
 is the explicit choice of the protocol and is not wrapped.
 """
 
@@ -80,8 +81,9 @@ def _involves_tools(request: ModelRequest) -> bool:
     """Whether ``request`` belongs to a conversation with tools.
 
     It offers tools, turns them off (``tool_choice="none"``: a run's answer without more
-    calls, which must come in the protocol the run spoke), or carries calls or results.
-    A request without any (the pipeline's answer) goes natively, streamed as it is.
+    calls, which must come in the protocol the run spoke), or carries calls or results (the
+    pipeline's answer does: its fixed search and opened passages). A request without any
+    goes natively, streamed as it is.
     """
     return (
         bool(request.tools)
