@@ -12,7 +12,6 @@ and an overflow must be typed with the server's own figures.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,6 @@ import aiohttp
 import pytest
 import yaml
 
-from docuchat.corpus.ingest import ingest_paths
 from docuchat.errors import ContextOverflow
 from docuchat.models import get_model
 from docuchat.models.base import Model, ModelRequest, UserMessage
@@ -31,12 +29,10 @@ from docuchat.models.text_protocol import TextProtocolModel
 from docuchat.research import ResearchAgent
 from docuchat.research.agent import DEFAULT_LIMITS
 from docuchat.search import HybridSearcher
-from docuchat.store import Store, open_store
+from docuchat.store import Store
 
 from .conftest import Reply, ScriptedServer
 from .recorded import FIXTURES
-
-SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "documents"
 
 
 def _load(cassette: Path) -> dict[str, Any]:
@@ -74,14 +70,6 @@ SAME = (
     "verified_citations",
 )
 COUNTS = ("input_tokens", "output_tokens", "model_calls", "estimated_calls", "tool_calls")
-
-
-@pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    db = open_store(tmp_path_factory.mktemp("recorded-runs") / "docuchat.db")
-    ingest_paths(db, "local", [SAMPLES])
-    yield db
-    db.close()
 
 
 @pytest.mark.parametrize("recorded_from", SERVERS)

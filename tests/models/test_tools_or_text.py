@@ -10,34 +10,36 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
 
-from docuchat.corpus.ingest import ingest_paths
 from docuchat.models import AssistantMessage, Message, get_model
 from docuchat.models.servers import probe_server
 from docuchat.research import ResearchAgent
 from docuchat.research.agent import DEFAULT_LIMITS, Mode
 from docuchat.search import HybridSearcher
-from docuchat.store import Store, open_store
+from docuchat.store import Store
 
 from .conftest import Reply, ScriptedServer, completion
 
-SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "documents"
 QUESTION = "How many days of annual leave do employees get?"
 NOTE = "llama.cpp's chat template for smollm2 drops tools: using the text protocol"
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    db = open_store(tmp_path_factory.mktemp("tools-or-text") / "docuchat.db")
-    ingest_paths(db, "local", [SAMPLES])
-    yield db
-    db.close()
+SEARCH = {"tool": "search_docs", "input": {"query": "annual leave days"}}
+FINAL = {"answer": "Employees get 25 days of annual leave [1].", "citations": [1]}
+
+
+def _protocol_run(server: ScriptedServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A llama-server whose template drops tools, and a search then an answer in the protocol."""
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
+    _llama_server(server, False)
+    server.queue(
+        Reply.json(completion(f"TOOL_CALL {json.dumps(SEARCH)}")),
+        Reply.json(completion(f"FINAL {json.dumps(FINAL)}")),
+    )
 
 
 def _llama_server(server: ScriptedServer, supports_tools: Any) -> None:
@@ -89,14 +91,7 @@ def _posts(server: ScriptedServer) -> list[dict[str, Any]]:
 async def test_a_template_that_drops_tools_gets_the_text_protocol(
     server: ScriptedServer, store: Store, monkeypatch: pytest.MonkeyPatch, stream: bool
 ) -> None:
-    monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
-    _llama_server(server, False)
-    search = {"tool": "search_docs", "input": {"query": "annual leave days"}}
-    final = {"answer": "Employees get 25 days of annual leave [1].", "citations": [1]}
-    server.queue(
-        Reply.json(completion(f"TOOL_CALL {json.dumps(search)}")),
-        Reply.json(completion(f"FINAL {json.dumps(final)}")),
-    )
+    _protocol_run(server, monkeypatch)
     answer = await _ask(server, store, "openai:smollm2").ask(QUESTION, stream_text=stream)
     sent = _posts(server)
     assert len(sent) == 2
@@ -136,14 +131,7 @@ async def test_a_template_that_takes_tools_or_says_nothing_gets_native_tools(
 async def test_an_explicit_text_spec_stays_the_choice_and_says_nothing(
     server: ScriptedServer, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
-    _llama_server(server, False)
-    final = {"answer": "Employees get 25 days of annual leave [1].", "citations": [1]}
-    search = {"tool": "search_docs", "input": {"query": "annual leave days"}}
-    server.queue(
-        Reply.json(completion(f"TOOL_CALL {json.dumps(search)}")),
-        Reply.json(completion(f"FINAL {json.dumps(final)}")),
-    )
+    _protocol_run(server, monkeypatch)
     answer = await _ask(server, store, "text:openai:smollm2").ask(QUESTION, stream_text=False)
     assert all("tools" not in body for body in _posts(server))
     assert (answer.model, answer.model_choice) == ("text:openai:smollm2", "")
@@ -156,8 +144,7 @@ async def test_the_pipelines_answer_comes_in_the_protocol_too(
     # they reach the model as TOOL_CALL lines and text, as with ``text:``.
     monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
     _llama_server(server, False)
-    final = {"answer": "Employees get 25 days of annual leave [1].", "citations": [1]}
-    server.queue(Reply.json(completion(f"FINAL {json.dumps(final)}")))
+    server.queue(Reply.json(completion(f"FINAL {json.dumps(FINAL)}")))
     answer = await _ask(server, store, "openai:smollm2", "pipeline").ask(QUESTION)
     [sent] = _posts(server)
     assert "tools" not in sent and "Tools are not available now" in sent["messages"][0]["content"]
