@@ -10,13 +10,16 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from docuchat.corpus.ingest import ingest_paths
 from docuchat.models.anthropic import AnthropicModel
 from docuchat.models.http import RetryPolicy
 from docuchat.models.openai import OpenAIChatModel
+from docuchat.store import Store, open_store
 from model_servers import wait_for_hang_up
 
 
@@ -167,6 +170,18 @@ def _scripted_server() -> Iterator[ScriptedServer]:
     server = ScriptedServer()
     yield server
     server.close()
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "documents"
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    """The sample documents ingested for owner "local", for whole research runs."""
+    db = open_store(tmp_path_factory.mktemp("samples") / "docuchat.db")
+    ingest_paths(db, "local", [SAMPLES])
+    yield db
+    db.close()
 
 
 @pytest.fixture

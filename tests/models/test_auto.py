@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from docuchat.cli.main import cli
 from docuchat.models.auto import choose_model
 from docuchat.models.openai import OpenAIChatModel
+from docuchat.models.tools_or_text import ToolsOrTextModel
 
 from .conftest import Reply, ScriptedServer, completion
 
@@ -45,7 +46,8 @@ def test_the_configured_server_comes_first(server: ScriptedServer) -> None:
     assert choice.spec == "openai:qwen2.5:0.5b"  # the embedding model is not a chat model
     assert choice.why == f"qwen2.5:0.5b served by OPENAI_BASE_URL at {server.url}/v1"
     model = choice.served_model()
-    assert isinstance(model, OpenAIChatModel) and model.name == "openai:qwen2.5:0.5b"
+    assert isinstance(model, ToolsOrTextModel) and model.name == "openai:qwen2.5:0.5b"
+    assert isinstance(model.native, OpenAIChatModel)
 
 
 def test_a_default_address_that_answers_is_named(server: ScriptedServer) -> None:

@@ -11,6 +11,7 @@ from docuchat.models.base import ModelRequest, ToolSpec, UserMessage
 from docuchat.models.openai import OpenAIChatModel
 from docuchat.models.text_protocol import TextProtocolModel
 from docuchat.models.tokens import TokenEstimator
+from docuchat.models.tools_or_text import ToolsOrTextModel
 
 from .conftest import Reply, ScriptedServer, anthropic_message, completion
 
@@ -23,7 +24,7 @@ async def test_openai_spec_uses_the_key_and_base_url_from_the_environment(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
     monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1/")
     model = get_model("openai:gpt-4o-mini")
-    assert isinstance(model, OpenAIChatModel)
+    assert isinstance(model, ToolsOrTextModel) and isinstance(model.native, OpenAIChatModel)
     assert model.name == "openai:gpt-4o-mini"
     server.queue(Reply.json(completion("hello")))
     assert (await model.complete(REQUEST)).text == "hello"
@@ -76,7 +77,7 @@ async def test_text_spec_wraps_the_inner_model(
     monkeypatch.setenv("OPENAI_BASE_URL", server.url)
     model = get_model("text:openai:small-local-model")
     assert isinstance(model, TextProtocolModel)
-    assert isinstance(model.inner, OpenAIChatModel)
+    assert isinstance(model.inner, OpenAIChatModel)  # the protocol is chosen: never switched
     assert model.name == "text:openai:small-local-model"
     server.queue(Reply.json(completion('TOOL_CALL {"tool": "search_docs", "input": {"q": 1}}')))
     tools = [ToolSpec("search_docs", "Search.", {"type": "object"})]

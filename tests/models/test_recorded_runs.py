@@ -12,7 +12,6 @@ and an overflow must be typed with the server's own figures.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +19,8 @@ import aiohttp
 import pytest
 import yaml
 
-from docuchat.corpus.ingest import ingest_paths
 from docuchat.errors import ContextOverflow
+from docuchat.models import get_model
 from docuchat.models.base import Model, ModelRequest, UserMessage
 from docuchat.models.http import RetryPolicy
 from docuchat.models.openai import OpenAIChatModel
@@ -30,12 +29,10 @@ from docuchat.models.text_protocol import TextProtocolModel
 from docuchat.research import ResearchAgent
 from docuchat.research.agent import DEFAULT_LIMITS
 from docuchat.search import HybridSearcher
-from docuchat.store import Store, open_store
+from docuchat.store import Store
 
 from .conftest import Reply, ScriptedServer
 from .recorded import FIXTURES
-
-SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "documents"
 
 
 def _load(cassette: Path) -> dict[str, Any]:
@@ -75,14 +72,6 @@ SAME = (
 COUNTS = ("input_tokens", "output_tokens", "model_calls", "estimated_calls", "tool_calls")
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    db = open_store(tmp_path_factory.mktemp("recorded-runs") / "docuchat.db")
-    ingest_paths(db, "local", [SAMPLES])
-    yield db
-    db.close()
-
-
 @pytest.mark.parametrize("recorded_from", SERVERS)
 def test_every_mode_was_recorded(recorded_from: str) -> None:
     research = [
@@ -110,6 +99,8 @@ async def test_the_probe_tells_the_server_as_it_was(cassette: Path, server: Scri
     # llama-server says its window (the slot's -c); llama-cpp-python says none.
     reported = recording["docuchat"]["server"]["n_ctx"] if info.kind == "llama.cpp" else None
     assert info.context_window == reported
+    # SmolLM2's own template has no tools branch: llama-server says it drops them.
+    assert info.drops_tools is (info.kind == "llama.cpp")
 
 
 @pytest.mark.parametrize("cassette", OVERFLOWS, ids=_name)
@@ -161,6 +152,43 @@ async def test_a_recorded_run_ends_as_it_did(
     assert _counts(got) == _counts(want)
     sent = [request.json() for request in server.requests if request.method == "POST"]
     assert [_shape(body) for body in sent] == [_shape(body) for body in recorded_posts]
+
+
+# What ``openai:smollm2`` sends llama-server once the probe said the template drops tools:
+# exactly what ``text:`` sent in these recordings.
+SWITCHED = [
+    path for path in RUNS if path.parent.name == "llama_server" and "text_protocol" in path.stem
+]
+
+
+@pytest.mark.parametrize("cassette", SWITCHED, ids=_name)
+async def test_openai_spec_speaks_the_recorded_text_protocol_to_a_template_without_tools(
+    cassette: Path, server: ScriptedServer, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recording = _load(cassette)
+    research, want = recording["docuchat"]["research"], recording["docuchat"]["result"]
+    recorded_posts = _serve(server, recording["interactions"])
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
+    agent = ResearchAgent(
+        HybridSearcher(store),
+        get_model("openai:smollm2"),
+        owner="local",
+        mode=research["mode"],
+        limits=dataclasses.replace(DEFAULT_LIMITS, timeout=None, model_timeout=None),
+    )
+    got = (await agent.ask(research["question"], stream_text=research["stream"])).to_dict()
+    same = [key for key in SAME if key != "model"]
+    assert {key: got[key] for key in same} == {key: want[key] for key in same}
+    assert (got["model"], want["model"]) == ("openai:smollm2", "text:openai:smollm2")
+    assert got["model_choice"] == (
+        "llama.cpp's chat template for smollm2 drops tools: using the text protocol"
+    )
+    assert _citations(got) == _citations(want)
+    assert _counts(got) == _counts(want)
+    sent = [request.json() for request in server.requests if request.method == "POST"]
+    assert [_shape(body) for body in sent] == [_shape(body) for body in recorded_posts]
+    # The protocol's own words, in the system prompt; no tools for the template to drop.
+    assert all("## How to reply" in body["messages"][0]["content"] for body in sent)
 
 
 def _serve(server: ScriptedServer, interactions: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -4,7 +4,9 @@
 spec                   model
 =====================  =====================================================
 ``openai:<model>``     any OpenAI-compatible chat completions server
-                       (``OPENAI_API_KEY``, ``OPENAI_BASE_URL``)
+                       (``OPENAI_API_KEY``, ``OPENAI_BASE_URL``); the text
+                       protocol for tools when llama-server says the model's
+                       chat template drops them (:mod:`docuchat.models.tools_or_text`)
 ``anthropic:<model>``  Anthropic Messages (``ANTHROPIC_API_KEY``, ``ANTHROPIC_BASE_URL``)
 ``text:<inner spec>``  the TOOL_CALL / FINAL text protocol over any chat model
 ``scripted``           the test model (answers "ok"; build ``ScriptedModel`` for more)
@@ -39,6 +41,7 @@ from docuchat.models.scripted import ScriptedModel
 
 if TYPE_CHECKING:
     from docuchat.models.http_pool import HTTPPool
+    from docuchat.models.openai import OpenAIChatModel
 
 
 def get_model(spec: str, *, http_client: HTTPPool | None = None) -> Model:
@@ -48,17 +51,21 @@ def get_model(spec: str, *, http_client: HTTPPool | None = None) -> Model:
     """
     kind, _, rest = spec.partition(":")
     if kind == "openai" and rest:
-        from docuchat.models.openai import OpenAIChatModel
+        from docuchat.models.tools_or_text import ToolsOrTextModel
 
-        return OpenAIChatModel.from_env(rest, http_client=http_client)
+        return ToolsOrTextModel(_openai(rest, http_client))
+    if kind == "text" and rest:
+        from docuchat.models.text_protocol import TextProtocolModel
+
+        # The protocol is chosen: an OpenAI-compatible inner model goes as it is, never switched.
+        inner_kind, _, inner = rest.partition(":")
+        if inner_kind == "openai" and inner:
+            return TextProtocolModel(_openai(inner, http_client))
+        return TextProtocolModel(get_model(rest, http_client=http_client))
     if kind == "anthropic" and rest:
         from docuchat.models.anthropic import AnthropicModel
 
         return AnthropicModel.from_env(rest, http_client=http_client)
-    if kind == "text" and rest:
-        from docuchat.models.text_protocol import TextProtocolModel
-
-        return TextProtocolModel(get_model(rest, http_client=http_client))
     if spec == "scripted":
         from docuchat.models.scripted import reply
 
@@ -67,6 +74,12 @@ def get_model(spec: str, *, http_client: HTTPPool | None = None) -> Model:
         f"unknown model spec {spec!r}: use offline, openai:<model>, anthropic:<model>, "
         "text:<spec> or scripted"
     )
+
+
+def _openai(model: str, http_client: HTTPPool | None) -> OpenAIChatModel:
+    from docuchat.models.openai import OpenAIChatModel
+
+    return OpenAIChatModel.from_env(model, http_client=http_client)
 
 
 __all__ = [

@@ -48,14 +48,20 @@ class AutoChoice:
         return f"openai:{self.model}" if self.model else "offline"
 
     def served_model(self, *, http_client: HTTPPool | None = None) -> Model | None:
-        """The adapter for the server's model; None when no server answered."""
+        """The adapter for the server's model; None when no server answered.
+
+        It speaks the text protocol for tools if the server says its template drops them
+        (:class:`~docuchat.models.tools_or_text.ToolsOrTextModel`)."""
         if self.model is None or self.base_url is None:
             return None
         from docuchat.models.openai import OpenAIChatModel
+        from docuchat.models.tools_or_text import ToolsOrTextModel
 
         api_key = os.environ.get("OPENAI_API_KEY") or None
-        return OpenAIChatModel(
-            self.model, api_key=api_key, base_url=self.base_url, http_client=http_client
+        return ToolsOrTextModel(
+            OpenAIChatModel(
+                self.model, api_key=api_key, base_url=self.base_url, http_client=http_client
+            )
         )
 
 

@@ -127,6 +127,11 @@ class OpenAIChatModel:
         await asyncio.shield(self._probe)
         return self._server
 
+    @property
+    def known_server(self) -> ServerInfo | None:
+        """What the probe found, without asking; None before it answered."""
+        return self._server
+
     async def _ask_server(self) -> None:
         async with self._client.session() as session:
             self._server = await probe_server(

@@ -8,7 +8,8 @@ server              how it is recognised, and where the window is read
 ==================  ===========================================================
 llama.cpp           ``GET /props``: ``default_generation_settings.n_ctx`` (the
 (llama-server)      slot's window); else ``/v1/models`` ``meta.n_ctx`` /
-                    ``meta.n_ctx_train``
+                    ``meta.n_ctx_train``; whether the chat template takes
+                    tools from ``chat_template_caps.supports_tools``
 llama-cpp-python    ``GET /openapi.json`` titled "llama.cpp Python API"; it
                     reports no window (its default ``--n_ctx`` is 2048)
 Ollama              ``GET /api/version``; the window from ``GET /api/ps`` (the
@@ -51,6 +52,15 @@ class ServerInfo:
     context_window: int | None = None
     """The model's window in tokens as the server reports it; None when it does not say."""
     window_source: str = ""
+    supports_tools: bool | None = None
+    """Whether the model's chat template takes ``tools`` (llama.cpp's ``/props``
+    ``chat_template_caps.supports_tools``); None when the server does not say. llama-server
+    drops the tools of a request silently when its template has no place for them."""
+
+    @property
+    def drops_tools(self) -> bool:
+        """Whether the server says the tools of a request never reach the model."""
+        return self.supports_tools is False
 
     @property
     def renders_tool_results(self) -> bool:
@@ -109,7 +119,8 @@ async def probe_server(
     models = tuple(str(entry.get("id")) for entry in entries if entry.get("id"))
     entry = _entry_for(entries, model)
     if isinstance(props, dict) and "default_generation_settings" in props:
-        return _info("llama.cpp", models, *_llama_cpp_window(props, entry))
+        window, source = _llama_cpp_window(props, entry)
+        return ServerInfo("llama.cpp", models, window, source, _template_supports_tools(props))
     if isinstance(openapi, dict) and "llama.cpp Python" in str(
         openapi.get("info", {}).get("title")
     ):
@@ -204,6 +215,12 @@ def _llama_cpp_window(props: dict[str, Any], entry: dict[str, Any]) -> tuple[int
         if window:
             return window, f"llama.cpp /v1/models meta.{key}"
     return None, ""
+
+
+def _template_supports_tools(props: dict[str, Any]) -> bool | None:
+    caps = props.get("chat_template_caps")
+    supported = caps.get("supports_tools") if isinstance(caps, dict) else None
+    return supported if isinstance(supported, bool) else None
 
 
 def positive_int(value: Any) -> int | None:

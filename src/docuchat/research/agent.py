@@ -70,6 +70,7 @@ from docuchat.models.base import (
     UserMessage,
     UseTool,
 )
+from docuchat.models.tools_or_text import protocol_note
 from docuchat.models.window import ContextWindow, context_window_of
 from docuchat.research.citations import (
     Citation,
@@ -162,7 +163,8 @@ class Answer:
     model: str = ""
     """The model that was asked (``openai:qwen2.5``...)."""
     model_choice: str = ""
-    """Why that model: what ``--model auto`` found; empty for a model named outright."""
+    """Why that model: what ``--model auto`` found, and the protocol it speaks when its
+    server decided it (llama.cpp templates that drop tools); empty for a model named outright."""
     context_window: ContextWindow | None = None
     """The window the runs were held to, and where its figure comes from."""
 
@@ -702,7 +704,9 @@ class _Runs:
             reminded=self.reminded,
             extractive=self.extractive,
             model=self.agent.model.name,
-            model_choice=self.agent.model_choice,
+            model_choice="; ".join(
+                note for note in (self.agent.model_choice, protocol_note(self.agent.model)) if note
+            ),
             context_window=self.window,
             relevance=relevance,
         )
