@@ -110,10 +110,7 @@ def _composed(step: Step, similarity: SentenceSimilarity | None, limits: Thresho
     """The answer the model gives with ``limits``, checked as the research agent checks it
     (a stand-in ``Answer``: text, citations, relevance)."""
     checked = verify(compose_answer(step.asked, step.passages, similarity, limits), step.registry)
-    verified = {c.n: c.verified for c in checked.citations}
-    relevance = assess_answer(
-        step.asked, checked.answer, verified, step.registry.passages, similarity, limits
-    )
+    relevance = assess_answer(step.asked, checked, step.registry.passages, similarity, limits)
     return _Answered(checked.answer, checked.citations, relevance)  # type: ignore[return-value]
 
 

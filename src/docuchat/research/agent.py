@@ -672,11 +672,9 @@ class _Runs:
         text = run.output if isinstance(run.output, str) else ""
         checked: Verification = verify(text, session.registry)
         store, owner = session.searcher.store, session.owner
-        verified = {c.n: c.verified for c in checked.citations}
         relevance = assess_answer(
             self.asked,
-            checked.answer,
-            verified,
+            checked,
             session.registry.passages,
             self.agent.similarity(),
             self.agent.thresholds,

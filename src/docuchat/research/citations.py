@@ -189,18 +189,6 @@ def declines(answer: str) -> bool:
     return first is None or is_abstention(answer[first[0] : first[1]])
 
 
-def cited_claims(answer: str) -> list[tuple[str, tuple[int, ...]]]:
-    """Each sentence of ``answer`` that cites passages: its claim (markers dropped) and the
-    numbers it cites."""
-    found = []
-    for start, end in sentence_spans(answer):
-        sentence = answer[start:end]
-        numbers = tuple(int(n) for group in _MARKER.findall(sentence) for n in group.split(","))
-        if numbers:
-            found.append((_MARKER.sub("", sentence).strip(), numbers))
-    return found
-
-
 def verify(answer: str, registry: CitationRegistry) -> Verification:
     removed: set[int] = set()
     claims: list[Claim] = []

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from docuchat.research.citations import assess, cited_claims
+from docuchat.research.citations import Verification
 from docuchat.research.kinds import VALUE_NOUNS, Found, Kind, find
 from docuchat.research.questions import Asked, Part, meant
 from docuchat.research.sentences import Passage, Sentence, sentences, stating
@@ -308,27 +308,24 @@ class AnswerRelevance:
 
 def assess_answer(
     asked: Asked,
-    answer: str,
-    verified: Mapping[int, bool],
+    checked: Verification,
     passages: Mapping[int, ChunkRecord],
     similarity: SentenceSimilarity | None = None,
     limits: Thresholds = THRESHOLDS,
 ) -> AnswerRelevance:
-    """Each sentence of ``answer`` that cites a passage, against each part of the question:
-    the passage sentence it quotes (``citations.assess``) judged in its passage.
-    ``verified``: whether each citation number is verified; ``passages``: every passage the
-    run opened, by citation number."""
+    """Each sentence of the checked answer that cites a passage, against each part of the
+    question: the passage sentence its check quoted, judged in its passage. ``passages``:
+    every passage the run opened, by citation number."""
     read = {n: _by_id(sentences([_passage(n, c)])) for n, c in passages.items()}
     judging = _Judging(asked, similarity, limits)
     citations: dict[int, CitedRelevance] = {}
-    for claim, numbers in cited_claims(answer):
-        for n in numbers:
-            if n not in passages:
-                continue
-            quoted = assess(claim, passages[n].text)
-            sentence = _sentence_of(passages[n].text[quoted.start : quoted.end], read[n])
+    for claim in checked.claims:
+        for cited in claim.citations:
+            n = cited.n
+            sentence = _sentence_of(cited.quote, read[n])
             if sentence is not None:
                 citations[n] = judging.cited(n, sentence, read[n], citations.get(n))
+    verified = {c.n: c.verified for c in checked.citations}
     parts = []
     for i, part in enumerate(asked.parts):
         by = tuple(n for n, c in citations.items() if verified.get(n) and i in c.parts)
