@@ -27,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 
 from docuchat import __version__
 from docuchat.errors import NotFound
+from docuchat.mcp_server.pages import InvalidCursor, page_of
 from docuchat.mcp_server.schemas import (
     DOCUMENT_URI,
     AskArguments,
@@ -170,10 +171,15 @@ def build_server(agent_for: AgentFor) -> Server[Any]:
         )
 
     async def list_resources(
-        ctx: Context, _params: mcp_types.PaginatedRequestParams | None
+        ctx: Context, params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListResourcesResult:
         records = await asyncio.to_thread(agent_for(ctx).library().documents)
+        try:
+            page = page_of(records, params.cursor if params else None)
+        except InvalidCursor as exc:
+            raise MCPError(code=mcp_types.INVALID_PARAMS, message=str(exc)) from None
         return mcp_types.ListResourcesResult(
+            next_cursor=page.next_cursor,
             resources=[
                 mcp_types.Resource(
                     uri=document_uri(r.id),
@@ -182,8 +188,8 @@ def build_server(agent_for: AgentFor) -> Server[Any]:
                     description=f"{r.media_type}, {r.page_count} pages: the extracted text",
                     mime_type="text/plain",
                 )
-                for r in records
-            ]
+                for r in page.records
+            ],
         )
 
     async def list_templates(
