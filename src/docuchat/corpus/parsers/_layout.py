@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from docuchat.corpus.parsers._document import Piece
@@ -28,12 +28,39 @@ class Word:
     glued: bool = False  # follows the previous word without a space (a hyphenated word's end)
 
 
-Line = Sequence[Word]
+@dataclass(frozen=True, slots=True)
+class Line:
+    """A line's words joined by one space (none before a glued word), with each located
+    word's piece of that text."""
+
+    text: str
+    pieces: list[Piece]
+    glued: bool = False  # its first word follows the previous line's last without a space
+
+    @classmethod
+    def of(cls, words: Iterable[Word]) -> Line:
+        parts: list[str] = []
+        pieces: list[Piece] = []
+        length = 0
+        glued = False
+        for word in words:
+            if not parts:
+                glued = word.glued
+            elif not word.glued:
+                parts.append(" ")
+                length += 1
+            if word.box is not None:
+                pieces.append((length, length + len(word.text), word.box))
+            parts.append(word.text)
+            length += len(word.text)
+        return cls("".join(parts), pieces, glued)
 
 
 def located_words(text: str, box: Box | None, *, glued: bool = False) -> list[Word]:
     """Words of ``text`` (NFKC-normalised, control characters dropped), sharing ``box`` in
     proportion to their characters when normalisation split it (rare: "a\u00a0b")."""
+    if text.isascii() and text.isprintable() and " " not in text:  # as it stays: most words
+        return [Word(text, box, glued)] if text else []
     parts = _CONTROL.sub("", unicodedata.normalize("NFKC", text)).split()
     if len(parts) <= 1 or box is None:
         return [Word(part, box, glued) for part in parts]
@@ -48,36 +75,32 @@ def located_words(text: str, box: Box | None, *, glued: bool = False) -> list[Wo
 
 
 def paragraph(lines: Sequence[Line]) -> tuple[str, list[Piece]]:
-    """The text of ``lines`` as one paragraph, with each word's piece."""
+    """The text of ``lines`` as one paragraph, with each located word's piece."""
     parts: list[str] = []
     pieces: list[Piece] = []
     length = 0
-    for word in (word for line in lines for word in line):
-        if parts and not word.glued:
+    for line in lines:
+        if not line.text:
+            continue
+        if parts and not line.glued:
             parts.append(" ")
             length += 1
-        if word.box is not None:
-            pieces.append((length, length + len(word.text), word.box))
-        parts.append(word.text)
-        length += len(word.text)
+        pieces.extend((length + first, length + last, box) for first, last, box in line.pieces)
+        parts.append(line.text)
+        length += len(line.text)
     return "".join(parts), pieces
-
-
-def line_text(line: Line) -> str:
-    return paragraph([line])[0]
 
 
 def paragraphs_by_length(lines: Sequence[Line]) -> Iterator[tuple[list[Line], bool]]:
     """``(lines, is_heading)`` per paragraph: a line clearly shorter than a full line of
     the page ends one, and stands alone if it does not end like a sentence (a heading,
     a label, a page number). Blank paragraphs included."""
-    texts = [line_text(line) for line in lines]
-    short = _SHORT_LINE * _full_line_length(texts)
+    short = _SHORT_LINE * _full_line_length([line.text for line in lines])
     current: list[Line] = []
-    for line, text in zip(lines, texts, strict=True):
-        if len(text) >= short:
+    for line in lines:
+        if len(line.text) >= short:
             current.append(line)
-        elif text.endswith(_CLAUSE_ENDS):  # the last line of a paragraph
+        elif line.text.endswith(_CLAUSE_ENDS):  # the last line of a paragraph
             yield [*current, line], False
             current = []
         else:

@@ -26,6 +26,8 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 from PIL import Image
@@ -69,6 +71,16 @@ _METADATA_KEYS = {
 # Where PDFium joined a word hyphenated at a line end: 0x02 per character (U+FFFE in
 # its page text); the word's two halves are two pieces, drawn on two lines.
 _HYPHEN_JOINS = frozenset({0x02, 0xFFFE})
+# pypdfium2's bindings of the two, taking plain addresses: ctypes converts an int to a void
+# pointer much faster than it makes a typed pointer of a c_double, and they run for each word.
+_count_rects = ctypes.cast(
+    pdfium_c.FPDFText_CountRects,
+    ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_int),
+)
+_get_rect = ctypes.cast(
+    pdfium_c.FPDFText_GetRect,
+    ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, *[ctypes.c_void_p] * 4),
+)
 # A page's text in pieces: a word (up to a space, a line end or a hyphen join), or a
 # line end ("\r\n" is one).
 _PIECES = re.compile(r"(?P<word>[^\s\x02\ufffe]+)|(?P<line_end>\r\n|\r|\n)")
@@ -94,7 +106,7 @@ def parse(
     for number, page in enumerate(pages, start=1):
         if page.scanned is not None:
             for group in paragraphs(get_engine().read(page.scanned)):
-                text, pieces = paragraph([ocr_words(line.words) for line in group])
+                text, pieces = paragraph([ocr_line(line.words) for line in group])
                 builder.add(text, number, pieces=pieces)
             read += 1
             if progress:
@@ -153,7 +165,11 @@ def _page(document: pdfium.PdfDocument, index: int) -> _Page:
             lines = list(_lines(text_page, _Frame.of(page)))
         finally:
             text_page.close()
-        if not any(lines) and _has_image(page) and min(page.get_size()) >= MIN_OCR_POINTS:
+        if (
+            not any(line.text for line in lines)
+            and _has_image(page)
+            and min(page.get_size()) >= MIN_OCR_POINTS
+        ):
             return _Page([], _render_for_ocr(page))
         return _Page(lines)
     finally:
@@ -176,7 +192,9 @@ class _Frame:
         return cls(left, bottom, max(right - left, 1e-6), max(top - bottom, 1e-6),
                    page.get_rotation() % 360)  # fmt: skip
 
-    def box(self, left: float, right: float, bottom: float, top: float) -> Box:
+    def boxes(self, rects: npt.NDArray[np.float64]) -> list[Box | None]:
+        """Rectangles in user space (rows of left, top, right, bottom; NaN: none) as shown."""
+        left, top, right, bottom = rects.T
         x0, x1 = (left - self.left) / self.width, (right - self.left) / self.width
         y0, y1 = 1 - (top - self.bottom) / self.height, 1 - (bottom - self.bottom) / self.height
         if self.rotation == 90:  # shown turned clockwise
@@ -185,15 +203,12 @@ class _Frame:
             x0, y0, x1, y1 = 1 - x1, 1 - y1, 1 - x0, 1 - y0
         elif self.rotation == 270:
             x0, y0, x1, y1 = y0, 1 - x1, y1, 1 - x0
-        return x0, y0, x1, y1
+        shown = np.stack([x0, y0, x1, y1], axis=1).tolist()
+        return [None if math.isnan(box[0]) else tuple(box) for box in shown]
 
 
-def _lines(text_page: pdfium.PdfTextPage, frame: _Frame) -> Iterator[list[Word]]:
-    """The page's lines as PDFium orders them, each a list of words with their boxes.
-
-    A word's box is the union of the rectangles PDFium gives for its characters (one
-    per text object the word is drawn with, each the union of its glyphs' boxes): a
-    call per word rather than per character."""
+def _lines(text_page: pdfium.PdfTextPage, frame: _Frame) -> Iterator[Line]:
+    """The page's lines as PDFium orders them, each a list of words with their boxes."""
     handle = text_page.raw
     count = pdfium_c.FPDFText_CountChars(handle)
     if count > MAX_PAGE_CHARS:
@@ -201,30 +216,57 @@ def _lines(text_page: pdfium.PdfTextPage, frame: _Frame) -> Iterator[list[Word]]
     text = text_page.get_text_range()
     if len(text) != count:  # characters outside the BMP: one call per character instead
         text = "".join(chr(pdfium_c.FPDFText_GetUnicode(handle, i)) for i in range(count))
+    pieces = list(_PIECES.finditer(text))
+    words = [m.span() for m in pieces if m.lastgroup == "word"]
+    boxes = iter(frame.boxes(_glyph_unions(handle, words)))
     line: list[Word] = []
-    for match in _PIECES.finditer(text):
+    for match in pieces:
         if match.lastgroup == "word":
             start = match.start()
-            box = _word_box(handle, frame, start, match.end() - start)
             glued = start > 0 and ord(text[start - 1]) in _HYPHEN_JOINS
-            line.extend(located_words(match.group(), box, glued=glued))
-        elif match.lastgroup == "line_end":
-            yield line  # empty: a blank line
+            line.extend(located_words(match.group(), next(boxes), glued=glued))
+        else:
+            yield Line.of(line)  # empty: a blank line
             line = []
     if line:
-        yield line
+        yield Line.of(line)
 
 
-def _word_box(handle: object, frame: _Frame, start: int, count: int) -> Box | None:
-    left, top, right, bottom = (ctypes.c_double() for _ in range(4))
-    x0 = y0 = math.inf
-    x1 = y1 = -math.inf
-    for index in range(pdfium_c.FPDFText_CountRects(handle, start, count)):
-        found = pdfium_c.FPDFText_GetRect(handle, index, left, top, right, bottom)
-        if found and right.value > left.value and top.value > bottom.value:
-            x0, x1 = min(x0, left.value), max(x1, right.value)
-            y0, y1 = min(y0, bottom.value), max(y1, top.value)
-    return frame.box(x0, x1, y0, y1) if x1 > x0 else None
+def _glyph_unions(handle: object, words: list[tuple[int, int]]) -> npt.NDArray[np.float64]:
+    """Per ``(start, end)`` of characters, the union of the rectangles PDFium gives for
+    them (one per text object they are drawn with, each the union of its glyphs' boxes):
+    rows of left, top, right, bottom in user space, NaN where nothing is drawn.
+
+    Two calls a word, FPDFText_GetRect writing straight into the row (its four doubles
+    are the row's): no Python object per rectangle."""
+    unions = np.full((len(words), 4), np.nan)
+    first = unions.ctypes.data
+    for index, (start, end) in enumerate(words):
+        rects = _count_rects(handle, start, end - start)
+        if rects == 1:  # nearly every word: drawn with one text object
+            row = first + 32 * index
+            _get_rect(handle, 0, row, row + 8, row + 16, row + 24)
+        elif rects:  # drawn with several text objects
+            unions[index] = _union(handle, rects)
+    left, top, right, bottom = unions.T
+    unions[~((right > left) & (top > bottom))] = np.nan  # empty: drawn nowhere we can tell
+    return unions
+
+
+def _union(handle: object, rects: int) -> list[float]:
+    """The union of the non-empty rectangles PDFium counted last, NaN if none."""
+    rect = (ctypes.c_double * 4)()
+    at = ctypes.addressof(rect)
+    drawn = []
+    for index in range(rects):
+        _get_rect(handle, index, at, at + 8, at + 16, at + 24)
+        left, top, right, bottom = rect
+        if right > left and top > bottom:
+            drawn.append((left, top, right, bottom))
+    if not drawn:
+        return [math.nan] * 4
+    lefts, tops, rights, bottoms = zip(*drawn, strict=True)
+    return [min(lefts), max(tops), max(rights), min(bottoms)]
 
 
 def _has_image(page: pdfium.PdfPage) -> bool:
@@ -242,5 +284,5 @@ def _render_for_ocr(page: pdfium.PdfPage) -> Image.Image:
     return image
 
 
-def ocr_words(words: tuple[OcrWord, ...]) -> list[Word]:
-    return [located for word in words for located in located_words(word.text, word.box)]
+def ocr_line(words: tuple[OcrWord, ...]) -> Line:
+    return Line.of(located for word in words for located in located_words(word.text, word.box))
