@@ -8,10 +8,12 @@ computed in one place and always refer to the stored text.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from docuchat.corpus.types import (
     PAGE_SEPARATOR,
@@ -48,8 +50,13 @@ def pick_title(*candidates: str | None, fallback: str) -> str:
     return fallback
 
 
-Piece = tuple[int, int, tuple[float, float, float, float]]
-"""Characters ``[start, end)`` of a block's text and the box they are drawn in."""
+@dataclass(frozen=True, slots=True, eq=False)
+class Pieces:
+    """Where a block's characters are drawn: ``spans[i]`` (start and end in the block's
+    text) in ``boxes[i]`` (x0, y0, x1, y1 as fractions of the page, top-left origin)."""
+
+    spans: npt.NDArray[np.int64]  # (n, 2)
+    boxes: npt.NDArray[np.float64]  # (n, 4)
 
 
 class DocumentBuilder:
@@ -59,7 +66,7 @@ class DocumentBuilder:
         self._parts: list[str] = []
         self._blocks: list[Block] = []
         self._length = 0
-        self._pieces: dict[int, list[Piece]] = {}
+        self._pieces: dict[int, list[tuple[int, Pieces]]] = {}
 
     @property
     def is_empty(self) -> bool:
@@ -75,7 +82,7 @@ class DocumentBuilder:
         page: int,
         *,
         place: Place | None = None,
-        pieces: Sequence[Piece] = (),
+        pieces: Pieces | None = None,
     ) -> None:
         """Append a block; blank blocks are skipped so they cannot create empty spans.
 
@@ -83,7 +90,7 @@ class DocumentBuilder:
         ``text``, which must then be clean already (so that no offset moves).
         """
         cleaned = clean_text(text)
-        if pieces and cleaned != text:
+        if pieces is not None and cleaned != text:
             raise ValueError("a block with boxes must be clean text already")
         if not cleaned:
             return
@@ -94,10 +101,8 @@ class DocumentBuilder:
         start = self._length
         self._blocks.append(Block(page=page, start=start, end=start + len(cleaned), place=place))
         self._length += len(cleaned)
-        if pieces:
-            self._pieces.setdefault(page, []).extend(
-                (start + first, start + last, box) for first, last, box in pieces
-            )
+        if pieces is not None and len(pieces.spans):
+            self._pieces.setdefault(page, []).append((start, pieces))
 
     def build(
         self,
@@ -121,10 +126,10 @@ class DocumentBuilder:
             boxes=tuple(
                 PageBoxes(
                     page,
-                    np.array([(first, last) for first, last, _ in pieces], dtype=np.int64),
-                    np.array([box for _, _, box in pieces], dtype=np.float32),
+                    np.concatenate([start + pieces.spans for start, pieces in blocks]),
+                    np.concatenate([pieces.boxes for _, pieces in blocks]).astype(np.float32),
                 )
-                for page, pieces in sorted(self._pieces.items())
+                for page, blocks in sorted(self._pieces.items())
             ),
             attachments=attachments,
         )

@@ -15,8 +15,8 @@ from PIL import Image, ImageOps, ImageSequence, UnidentifiedImageError
 
 from docuchat.corpus.ocr import get_engine, paragraphs
 from docuchat.corpus.parsers._document import DocumentBuilder
-from docuchat.corpus.parsers._layout import paragraph
-from docuchat.corpus.parsers.pdf import MAX_OCR_PIXELS, ocr_line
+from docuchat.corpus.parsers._layout import Lines, paragraph
+from docuchat.corpus.parsers.pdf import MAX_OCR_PIXELS, ocr_words
 from docuchat.corpus.types import ParsedDocument
 from docuchat.errors import CorruptDocument, ParseLimitExceeded, UnsupportedFileType
 
@@ -39,7 +39,7 @@ def parse(
         for pages, frame in enumerate(frames(image), start=1):
             if min(frame.size) >= MIN_SIDE:
                 for group in paragraphs(get_engine().read(frame)):
-                    text, pieces = paragraph([ocr_line(line.words) for line in group])
+                    text, pieces = paragraph(Lines.of([ocr_words(line.words) for line in group]))
                     builder.add(text, pages, pieces=pieces)
             if progress:
                 progress(pages, count)

@@ -23,7 +23,7 @@ import ctypes
 import math
 import re
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,9 +35,12 @@ from PIL import Image
 from docuchat.corpus.ocr import OcrWord, get_engine, paragraphs
 from docuchat.corpus.parsers._document import DocumentBuilder, clean_text, pick_title
 from docuchat.corpus.parsers._layout import (
-    Box,
-    Line,
+    NOWHERE,
+    Boxes,
+    Lines,
     Word,
+    join_paragraphs,
+    laid_out,
     located_words,
     paragraph,
     paragraphs_by_length,
@@ -68,9 +71,6 @@ _METADATA_KEYS = {
     "Creator": "creator",
     "Producer": "producer",
 }
-# Where PDFium joined a word hyphenated at a line end: 0x02 per character (U+FFFE in
-# its page text); the word's two halves are two pieces, drawn on two lines.
-_HYPHEN_JOINS = frozenset({0x02, 0xFFFE})
 # pypdfium2's bindings of the two, taking plain addresses: ctypes converts an int to a void
 # pointer much faster than it makes a typed pointer of a c_double, and they run for each word.
 _count_rects = ctypes.cast(
@@ -81,14 +81,20 @@ _get_rect = ctypes.cast(
     pdfium_c.FPDFText_GetRect,
     ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, *[ctypes.c_void_p] * 4),
 )
-# A page's text in pieces: a word (up to a space, a line end or a hyphen join), or a
-# line end ("\r\n" is one).
-_PIECES = re.compile(r"(?P<word>[^\s\x02\ufffe]+)|(?P<line_end>\r\n|\r|\n)")
+# A page's text: words (up to a space, a line end or a hyphen join) and line ends ("\r\n"
+# is one). Where PDFium joined a word hyphenated at a line end (0x02 per character, U+FFFE
+# in its page text) the two halves are two words, drawn on two lines, the second glued to
+# the first. A word with a character other than printable ASCII is normalised (NFKC,
+# control characters dropped).
+_WORD = re.compile(r"[^\s\x02\ufffe]+")
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_GLUED = re.compile(r"(?<=[\x02\ufffe])[^\s\x02\ufffe]")
+_UNCLEAN = re.compile(r"[^\s\x02\ufffe\x21-\x7e]")
 
 
 @dataclass(frozen=True, slots=True)
 class _Page:
-    lines: Sequence[Line]
+    lines: Lines
     scanned: Image.Image | None = None  # no text layer, an image: to be read by OCR
 
 
@@ -106,14 +112,16 @@ def parse(
     for number, page in enumerate(pages, start=1):
         if page.scanned is not None:
             for group in paragraphs(get_engine().read(page.scanned)):
-                text, pieces = paragraph([ocr_line(line.words) for line in group])
+                text, pieces = paragraph(Lines.of([ocr_words(line.words) for line in group]))
                 builder.add(text, number, pieces=pieces)
             read += 1
             if progress:
                 progress(read, scans)
             continue
-        for lines, is_heading in paragraphs_by_length(page.lines):
-            text, pieces = paragraph(lines)
+        laid = list(paragraphs_by_length(page.lines.texts))
+        for (text, pieces), (_, is_heading) in zip(
+            join_paragraphs(page.lines, [lines for lines, _ in laid]), laid, strict=True
+        ):
             if builder.is_empty and is_heading and len(text.split()) > 1:
                 first_heading = text  # a title line opens the document
             builder.add(text, number, pieces=pieces)
@@ -162,15 +170,11 @@ def _page(document: pdfium.PdfDocument, index: int) -> _Page:
     try:
         text_page = page.get_textpage()
         try:
-            lines = list(_lines(text_page, _Frame.of(page)))
+            lines = _lines(text_page, _Frame.of(page))
         finally:
             text_page.close()
-        if (
-            not any(line.text for line in lines)
-            and _has_image(page)
-            and min(page.get_size()) >= MIN_OCR_POINTS
-        ):
-            return _Page([], _render_for_ocr(page))
+        if not any(lines.texts) and _has_image(page) and min(page.get_size()) >= MIN_OCR_POINTS:
+            return _Page(lines, _render_for_ocr(page))
         return _Page(lines)
     finally:
         page.close()
@@ -192,7 +196,7 @@ class _Frame:
         return cls(left, bottom, max(right - left, 1e-6), max(top - bottom, 1e-6),
                    page.get_rotation() % 360)  # fmt: skip
 
-    def boxes(self, rects: npt.NDArray[np.float64]) -> list[Box | None]:
+    def boxes(self, rects: npt.NDArray[np.float64]) -> Boxes:
         """Rectangles in user space (rows of left, top, right, bottom; NaN: none) as shown."""
         left, top, right, bottom = rects.T
         x0, x1 = (left - self.left) / self.width, (right - self.left) / self.width
@@ -203,12 +207,11 @@ class _Frame:
             x0, y0, x1, y1 = 1 - x1, 1 - y1, 1 - x0, 1 - y0
         elif self.rotation == 270:
             x0, y0, x1, y1 = y0, 1 - x1, y1, 1 - x0
-        shown = np.stack([x0, y0, x1, y1], axis=1).tolist()
-        return [None if math.isnan(box[0]) else tuple(box) for box in shown]
+        return np.stack([x0, y0, x1, y1], axis=1)
 
 
-def _lines(text_page: pdfium.PdfTextPage, frame: _Frame) -> Iterator[Line]:
-    """The page's lines as PDFium orders them, each a list of words with their boxes."""
+def _lines(text_page: pdfium.PdfTextPage, frame: _Frame) -> Lines:
+    """The page's lines as PDFium orders them, with their words' boxes."""
     handle = text_page.raw
     count = pdfium_c.FPDFText_CountChars(handle)
     if count > MAX_PAGE_CHARS:
@@ -216,30 +219,64 @@ def _lines(text_page: pdfium.PdfTextPage, frame: _Frame) -> Iterator[Line]:
     text = text_page.get_text_range()
     if len(text) != count:  # characters outside the BMP: one call per character instead
         text = "".join(chr(pdfium_c.FPDFText_GetUnicode(handle, i)) for i in range(count))
-    pieces = list(_PIECES.finditer(text))
-    words = [m.span() for m in pieces if m.lastgroup == "word"]
-    boxes = iter(frame.boxes(_glyph_unions(handle, words)))
-    line: list[Word] = []
-    for match in pieces:
-        if match.lastgroup == "word":
-            start = match.start()
-            glued = start > 0 and ord(text[start - 1]) in _HYPHEN_JOINS
-            line.extend(located_words(match.group(), next(boxes), glued=glued))
-        else:
-            yield Line.of(line)  # empty: a blank line
-            line = []
-    if line:
-        yield Line.of(line)
+    spans = [match.span() for match in _WORD.finditer(text)]
+    starts = np.array([start for start, _ in spans], dtype=np.intp)
+    line_ends = [match.start() for match in _LINE_END.finditer(text)]
+    line = np.searchsorted(line_ends, starts)
+    unended = bool(len(line) and line[-1] == len(line_ends))  # words after the last line end
+    glued = np.isin(starts, [match.start() for match in _GLUED.finditer(text)])
+    texts = [text[start:end] for start, end in spans]
+    boxes = frame.boxes(_glyph_unions(text_page, spans))
+    unclean = [match.start() for match in _UNCLEAN.finditer(text)]
+    if unclean:  # some words are to be normalised: their characters' word indices
+        dirty = np.unique(np.searchsorted(starts, unclean, side="right") - 1).tolist()
+        texts, boxes, glued, line = _cleaned(dirty, texts, boxes, glued, line)
+    return laid_out(texts, boxes, glued, line, len(line_ends) + unended)
 
 
-def _glyph_unions(handle: object, words: list[tuple[int, int]]) -> npt.NDArray[np.float64]:
+def _cleaned(
+    dirty: list[int],
+    texts: list[str],
+    boxes: Boxes,
+    glued: npt.NDArray[np.bool_],
+    line: npt.NDArray[np.intp],
+) -> tuple[list[str], Boxes, npt.NDArray[np.bool_], npt.NDArray[np.intp]]:
+    """The words with the ``dirty`` ones replaced by what ``located_words`` makes of them
+    (none, one, or a few sharing the box)."""
+    made = {
+        index: located_words(
+            texts[index],
+            None if math.isnan(boxes[index, 0]) else tuple(boxes[index].tolist()),
+            glued=bool(glued[index]),
+        )
+        for index in dirty
+    }
+    counts = np.ones(len(texts), dtype=np.intp)
+    counts[dirty] = [len(words) for words in made.values()]
+    position = np.cumsum(counts) - counts  # of each word's first replacement
+    source = np.repeat(np.arange(len(texts)), counts)
+    texts, boxes, glued, line = (
+        [texts[i] for i in source.tolist()],
+        boxes[source],
+        glued[source],
+        line[source],
+    )
+    for index, words in made.items():
+        for at, word in enumerate(words, start=int(position[index])):
+            texts[at], glued[at] = word.text, word.glued
+            boxes[at] = word.box or NOWHERE
+    return texts, boxes, glued, line
+
+
+def _glyph_unions(text_page: pdfium.PdfTextPage, words: list[tuple[int, int]]) -> Boxes:
     """Per ``(start, end)`` of characters, the union of the rectangles PDFium gives for
     them (one per text object they are drawn with, each the union of its glyphs' boxes):
     rows of left, top, right, bottom in user space, NaN where nothing is drawn.
 
     Two calls a word, FPDFText_GetRect writing straight into the row (its four doubles
     are the row's): no Python object per rectangle."""
-    unions = np.full((len(words), 4), np.nan)
+    handle = ctypes.cast(text_page.raw, ctypes.c_void_p).value
+    unions = np.full((len(words) + 1, 4), np.nan)  # the last row: scratch for _union
     first = unions.ctypes.data
     for index, (start, end) in enumerate(words):
         rects = _count_rects(handle, start, end - start)
@@ -247,26 +284,26 @@ def _glyph_unions(handle: object, words: list[tuple[int, int]]) -> npt.NDArray[n
             row = first + 32 * index
             _get_rect(handle, 0, row, row + 8, row + 16, row + 24)
         elif rects:  # drawn with several text objects
-            unions[index] = _union(handle, rects)
+            unions[index] = _union(handle, rects, unions[-1])
+    unions = unions[:-1]
     left, top, right, bottom = unions.T
     unions[~((right > left) & (top > bottom))] = np.nan  # empty: drawn nowhere we can tell
     return unions
 
 
-def _union(handle: object, rects: int) -> list[float]:
+def _union(handle: int | None, rects: int, scratch: Boxes) -> Boxes:
     """The union of the non-empty rectangles PDFium counted last, NaN if none."""
-    rect = (ctypes.c_double * 4)()
-    at = ctypes.addressof(rect)
+    at = scratch.ctypes.data
     drawn = []
     for index in range(rects):
         _get_rect(handle, index, at, at + 8, at + 16, at + 24)
-        left, top, right, bottom = rect
+        left, top, right, bottom = scratch.tolist()
         if right > left and top > bottom:
             drawn.append((left, top, right, bottom))
     if not drawn:
-        return [math.nan] * 4
+        return np.full(4, np.nan)
     lefts, tops, rights, bottoms = zip(*drawn, strict=True)
-    return [min(lefts), max(tops), max(rights), min(bottoms)]
+    return np.array([min(lefts), max(tops), max(rights), min(bottoms)])
 
 
 def _has_image(page: pdfium.PdfPage) -> bool:
@@ -284,5 +321,5 @@ def _render_for_ocr(page: pdfium.PdfPage) -> Image.Image:
     return image
 
 
-def ocr_line(words: tuple[OcrWord, ...]) -> Line:
-    return Line.of(located for word in words for located in located_words(word.text, word.box))
+def ocr_words(words: tuple[OcrWord, ...]) -> list[Word]:
+    return [located for word in words for located in located_words(word.text, word.box)]
