@@ -8,8 +8,13 @@ on a scan turned 0.3 degrees, against the glyphs of the page it was made from).
 
 from __future__ import annotations
 
+import io
+import itertools
+import unicodedata
 from pathlib import Path
 
+import numpy as np
+import pypdfium2 as pdfium
 import pytest
 
 from docuchat.corpus.locations import PageRegion, quote_regions
@@ -17,10 +22,16 @@ from docuchat.corpus.parse import parse_bytes
 from docuchat.corpus.types import ParsedDocument
 from docuchat.research.text import sentence_spans
 
-from .glyphs import glyph_lines
+from .glyphs import glyph_lines, glyph_words
 from .scans import degrade, image_pdf, render
+from .test_parse_pdf import IMAGE_ONLY, PASSWORD_PROTECTED
 
 REAL_PDFS = Path(__file__).parent / "fixtures" / "real-pdfs"
+TEXT_PDFS = sorted(
+    path.name
+    for path in REAL_PDFS.glob("*.pdf")
+    if path.name not in IMAGE_ONLY | PASSWORD_PROTECTED
+)
 TEXT_LAYER_TOLERANCE = 0.001
 OCR_TOLERANCE = 0.01
 
@@ -63,6 +74,52 @@ def test_quote_boxes_match_pypdfium2_glyph_boxes_on_real_pdfs(name: str) -> None
         _assert_close(region, want, TEXT_LAYER_TOLERANCE)
         checked += 1
     assert checked >= 3
+
+
+def _turned(data: bytes, rotation: int) -> bytes:
+    """The PDF with every page shown turned clockwise, the second one also cropped."""
+    document = pdfium.PdfDocument(data)
+    for index in range(len(document)):
+        page = document[index]
+        page.set_rotation(rotation)
+        if index == 1:
+            page.set_cropbox(50, 100, 500, 700)
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+def _stored(word: str) -> str:
+    """A word of PDFium's text as the stored text holds it (NFKC, no control characters)."""
+    normalised = unicodedata.normalize("NFKC", word)
+    return "".join(c for c in normalised if unicodedata.category(c) != "Cc")
+
+
+@pytest.mark.parametrize(
+    ("name", "rotation"),
+    [(name, 0) for name in TEXT_PDFS] + [("pdflatex-4-pages.pdf", r) for r in (90, 180, 270)],
+)
+def test_every_word_is_a_piece_boxed_by_the_union_of_its_glyph_boxes(
+    name: str, rotation: int
+) -> None:
+    """Every word of PDFium's text that has a glyph box is one piece, in order, and its
+    box is the union of its characters' glyph boxes on the page as shown (to float32)."""
+    data = (REAL_PDFS / name).read_bytes()
+    if rotation:
+        data = _turned(data, rotation)
+    doc = parse_bytes(data, name)
+    pages = {boxes.page: boxes for boxes in doc.boxes}
+    for number in range(1, doc.page_count + 1):
+        want = [(_stored(word), box) for word, box in glyph_words(data, number) if box]
+        want = [(word, box) for word, box in want if word]
+        got = pages.get(number)
+        if got is None:
+            assert not want
+            continue
+        spans = got.spans.tolist()
+        assert [doc.text[start:end] for start, end in spans] == [word for word, _ in want]
+        assert all(end <= start for (_, end), (start, _) in itertools.pairwise(spans))
+        np.testing.assert_allclose(got.boxes, [box for _, box in want], rtol=1e-6, atol=1e-7)
 
 
 def test_a_quote_across_a_page_break_has_one_region_per_page() -> None:

@@ -182,7 +182,11 @@ def _page(document: pdfium.PdfDocument, index: int) -> _Page:
 
 @dataclass(frozen=True, slots=True)
 class _Frame:
-    """Maps PDF user space to fractions of the page as shown (crop box, rotation)."""
+    """Maps PDF user space to fractions of the page as shown (crop box, rotation).
+
+    The box is PDFium's bounding box (crop box within media box, either inherited from
+    the page tree, as PDFium renders the page), not pypdfium2's ``get_cropbox``, which
+    reads the page's own entries only and falls back to US Letter."""
 
     left: float
     bottom: float
@@ -192,7 +196,7 @@ class _Frame:
 
     @classmethod
     def of(cls, page: pdfium.PdfPage) -> _Frame:
-        left, bottom, right, top = page.get_cropbox()
+        left, bottom, right, top = page.get_bbox()
         return cls(left, bottom, max(right - left, 1e-6), max(top - bottom, 1e-6),
                    page.get_rotation() % 360)  # fmt: skip
 
