@@ -228,7 +228,8 @@ def _lines(text_page: pdfium.PdfTextPage, frame: _Frame) -> Lines:
     line_ends = [match.start() for match in _LINE_END.finditer(text)]
     line = np.searchsorted(line_ends, starts)
     unended = bool(len(line) and line[-1] == len(line_ends))  # words after the last line end
-    glued = np.isin(starts, [match.start() for match in _GLUED.finditer(text)])
+    glued = np.zeros(len(spans), dtype=bool)
+    glued[np.searchsorted(starts, [match.start() for match in _GLUED.finditer(text)])] = True
     texts = [text[start:end] for start, end in spans]
     boxes = frame.boxes(_glyph_unions(text_page, spans))
     unclean = [match.start() for match in _UNCLEAN.finditer(text)]
@@ -255,6 +256,10 @@ def _cleaned(
         )
         for index in dirty
     }
+    if all(len(words) == 1 for words in made.values()):  # the usual: one word, its box
+        for index, (word,) in made.items():
+            texts[index] = word.text
+        return texts, boxes, glued, line
     counts = np.ones(len(texts), dtype=np.intp)
     counts[dirty] = [len(words) for words in made.values()]
     position = np.cumsum(counts) - counts  # of each word's first replacement
