@@ -8,9 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from docuchat.corpus.parse import parse_bytes, parse_file
+from docuchat.corpus.parsers._layout import located_words
+from docuchat.corpus.parsers.pdf import _cleaned
 from docuchat.corpus.types import ParsedDocument
 from docuchat.errors import CorruptDocument, EmptyDocument, EncryptedDocument, UnsupportedFileType
 
@@ -161,3 +164,24 @@ def test_file_path_is_accepted_as_path_object(tmp_path: Path) -> None:
     target = tmp_path / "Copy.PDF"
     target.write_bytes((REAL_PDFS / "libre-office-link.pdf").read_bytes())
     assert parse_file(target).title == "Copy"
+
+
+def test_words_that_normalise_to_several_or_none_are_spliced_in_place() -> None:
+    # "\ufdfa" (one ligature glyph) is four Arabic words; a word of control characters is none.
+    texts = ["Say", "\ufdfa", "x\x01y", "\x01", "end"]
+    boxes = np.array([[0.1, 0.1, 0.2, 0.2], [0.3, 0.1, 0.7, 0.2], [0.1, 0.3, 0.2, 0.4],
+                      [0.3, 0.3, 0.4, 0.4], [0.5, 0.3, 0.6, 0.4]])  # fmt: skip
+    glued = np.array([False, True, False, False, True])
+    line = np.array([0, 0, 1, 1, 1])
+
+    words, where, joined, lines = _cleaned([1, 2, 3], list(texts), boxes, glued, line)
+
+    ligature = located_words("\ufdfa", (0.3, 0.1, 0.7, 0.2), glued=True)
+    assert len(ligature) == 4
+    assert words == ["Say", *(word.text for word in ligature), "xy", "end"]
+    assert where.tolist() == [
+        [0.1, 0.1, 0.2, 0.2], *(list(word.box or ()) for word in ligature),
+        [0.1, 0.3, 0.2, 0.4], [0.5, 0.3, 0.6, 0.4],
+    ]  # fmt: skip
+    assert joined.tolist() == [False, True, False, False, False, False, True]
+    assert lines.tolist() == [0, 0, 0, 0, 0, 1, 1]
