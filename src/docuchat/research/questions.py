@@ -5,7 +5,9 @@
   one closed?" is about the store of the first clause).
 - A **comparison** ("Compare the notice periods of Acme and Brightline", "Who responds
   faster, Corvid or Acme?", "Where do Acme, Brightline and Corvid each host our data?")
-  has a part per named subject: the question's other terms with that subject's name.
+  has a part per named subject: the question's other terms with that subject's name;
+  subjects named together without a comparing word ("When did the Acme and Brightline
+  agreements take effect?") are also the question as one part (``Asked.together``).
 - A **follow-up** that leans on the conversation ("And Brightline's?", "Who wrote the
   review?") borrows the previous question's terms at half weight and its kind when it names
   none; a name of its own replaces the previous question's names ("And in Manchester?"
