@@ -108,7 +108,8 @@ def test_a_comparison_has_a_part_per_subject_each_named_alone() -> None:
     corvid, acme = asked.parts
     assert corvid.text == "Who responds faster to a Priority 1 incident, Corvid?"
     assert "acm" not in corvid.terms and "acm" in acme.names
-    assert corvid.kind == acme.kind == "person"  # "who": the party that responds faster
+    # "Who" picks a subject; each subject's part asks for what "faster" compares.
+    assert corvid.kind == acme.kind == "duration"
 
 
 def test_a_follow_up_naming_another_subject_asks_the_previous_question_of_it() -> None:

@@ -229,13 +229,20 @@ def expected_kind(question: str) -> Kind | None:
     if head == ("number",):  # "exceeds what *number*": a quantity, not an account number
         named = "quantity"
     if named is None:
-        named = next((k for k, words in _COMPARATIVES.items() if words.intersection(said)), None)
+        named = comparative_kind(question)
     money = bool(_MONEY_VERBS.intersection(said))
     if named in (None, "quantity") and money and (_WH.search(lowered) or "how much" in lowered):
         return "money"
     if named is None and re.search(r"\bhow much\b", lowered):
         return "quantity"
     return named
+
+
+def comparative_kind(question: str) -> Kind | None:
+    """The kind of fact a comparative of ``question`` compares: "faster" durations,
+    "cheaper" amounts of money, "higher" quantities; None when it has none."""
+    said = set(re.findall(r"[a-z][a-z'’-]*", fold(question).lower().strip()))
+    return next((k for k, words in _COMPARATIVES.items() if words & said), None)
 
 
 def asked_for(question: str) -> tuple[str, ...]:
@@ -340,6 +347,7 @@ __all__ = [
     "Found",
     "Kind",
     "asked_for",
+    "comparative_kind",
     "expected_kind",
     "find",
 ]

@@ -5,7 +5,9 @@
   one closed?" is about the store of the first clause).
 - A **comparison** ("Compare the notice periods of Acme and Brightline", "Who responds
   faster, Corvid or Acme?", "Where do Acme, Brightline and Corvid each host our data?")
-  has a part per named subject: the question's other terms with that subject's name.
+  has a part per named subject: the question's other terms with that subject's name;
+  subjects named together without a comparing word ("When did the Acme and Brightline
+  agreements take effect?") are also the question as one part (``Asked.together``).
 - A **follow-up** that leans on the conversation ("And Brightline's?", "Who wrote the
   review?") borrows the previous question's terms at half weight and its kind when it names
   none; a name of its own replaces the previous question's names ("And in Manchester?"
@@ -29,6 +31,7 @@ from docuchat.research.kinds import (
     NAMED_NOUNS,
     Kind,
     asked_for,
+    comparative_kind,
     expected_kind,
 )
 from docuchat.research.text import fold, numbers
@@ -36,6 +39,8 @@ from docuchat.research.words import MONTHS, PRONOUNS, is_key, stem, words
 
 BORROWED = 0.5
 """The weight of a term taken from another clause or the previous question."""
+CHOOSING_KINDS: frozenset[Kind | None] = frozenset({"person", "name"})
+"""The kinds "who" and "which" ask for, which in a comparison name the subject chosen."""
 
 _SPLIT = re.compile(
     r",?\s+(?:and|but)\s+(?=(?:(?:by|at|in|for|from|on|to|with|within|until|after|before)\s+)?"
@@ -51,7 +56,7 @@ _COMPARING = re.compile(
 _NAME = r"(?:[A-Z][\w'’&.-]*|\d[\w'’-]*)(?:\s+(?:of\s+|&\s+)?(?:[A-Z][\w'’&.-]*|\d{4}\b))*"
 _SUBJECTS = re.compile(
     rf"(?:the\s+)?(?P<first>{_NAME})(?P<middle>(?:,\s+(?:the\s+)?{_NAME})*),?\s+(?:and|or|vs\.?"
-    rf"|versus)\s+(?:in\s+|the\s+)?(?P<last>{_NAME})"
+    rf"|versus)\s+(?:(?:in|at|for|of|from|with|the)\s+)?(?P<last>{_NAME})"
 )
 _COMPARING_WORDS = (
     frozenset(
@@ -69,6 +74,8 @@ _YES_NO = re.compile(
     re.IGNORECASE,
 )
 _CODE = re.compile(r"\d")
+_CODE_WORD = re.compile(r"\b[A-Za-z]+\d\w*")
+"""A code whose digits are no figure: "Q2", "P1"."""
 _NOT = re.compile(r"\b(?:not|never)\b|n['’]t\b", re.IGNORECASE)
 _KIND_WORDS = re.compile(
     r"\bhow (?:long|much|many|fast|quickly|soon|far|often|old|big|large)\b", re.IGNORECASE
@@ -128,6 +135,16 @@ class Asked:
     follow_up: bool = False
     """Leans on the previous question."""
     subjects: tuple[str, ...] = field(default=())
+    together: Part | None = None
+    """For subjects named together without a word that compares them ("When did the Acme
+    and Brightline agreements take effect?"): the question as one part, which a sentence
+    that names them all may answer at once; else each subject's part is answered."""
+
+    def as_one(self) -> Asked | None:
+        """The question as one part about all its subjects together, when it names them so."""
+        if self.together is None:
+            return None
+        return replace(self, parts=(self.together,), comparison=False, subjects=(), together=None)
 
     @property
     def terms(self) -> dict[str, float]:
@@ -168,13 +185,16 @@ def analyse(question: str, earlier: Sequence[str] = ()) -> Asked:
         resolved = _substituted(text, previous.text)
         if resolved is not None:
             return replace(analyse(resolved), follow_up=True)
-    compared = _subjects(text) if _COMPARING.search(text) else None
+    clauses = [c for c in _SPLIT.split(text) if c.strip()] or [text]
+    comparing = bool(_COMPARING.search(text))
+    compared = _subjects(text) if comparing or len(clauses) == 1 else None
     subjects: tuple[str, ...] = ()
+    together = None
     if compared is not None:
         subjects, span = compared
         parts = _compared(text, subjects, span)
+        together = None if comparing else _part(text)
     else:
-        clauses = [c for c in _SPLIT.split(text) if c.strip()] or [text]
         parts = [_part(clauses[0])]
         for clause in clauses[1:]:
             parts.append(_borrowing(_part(clause), parts[0], follow_up=False))
@@ -188,6 +208,7 @@ def analyse(question: str, earlier: Sequence[str] = ()) -> Asked:
         wants_more=bool(_LONG_ANSWER.search(text)),
         follow_up=follow_up,
         subjects=subjects,
+        together=together,
     )
 
 
@@ -242,7 +263,7 @@ def _part(clause: str) -> Part:
         asked_for=tuple(stem(w) for w in phrase),
         head=head,
         counted=counted,
-        figures=numbers(clause) - set().union(*(set(n) for n in named)),
+        figures=numbers(_CODE_WORD.sub(" ", clause)) - set().union(*(set(n) for n in named)),
         negated=bool(_NOT.search(clause)),
     )
 
@@ -314,8 +335,12 @@ def _subjects(question: str) -> tuple[tuple[str, ...], tuple[int, int]] | None:
 
 def _compared(question: str, subjects: Sequence[str], span: tuple[int, int]) -> list[Part]:
     """A part per subject: the question's terms without the other subjects' names, and its
-    text the question asked of that subject alone ("Compare the notice periods of Acme")."""
+    text the question asked of that subject alone ("Compare the notice periods of Acme").
+    "Who" or "which" picks among the subjects ("Who responds faster, Corvid or Acme?"):
+    each part asks for the fact its comparative compares (a duration)."""
     whole = _part(question)
+    if whole.kind in CHOOSING_KINDS:
+        whole = replace(whole, kind=comparative_kind(question) or whole.kind)
     named = {s: tuple(stem(w) for w in words(s)) for s in subjects}
     every = frozenset().union(*named.values())
     framing = {stem(w) for w in _COMPARING_WORDS}

@@ -141,8 +141,7 @@ def judge(
     missing_head = part.head if unsaid else ()
     # "Who did not design it?" is not answered by who did.
     unnegated = part.negated and not _NEGATION.search(stated)
-    # A word that names a value of the kind asked for ("the *limit*") is the kind's to find.
-    counted = {t: w for t, w in part.terms.items() if part.kind is None or t not in VALUE_STEMS}
+    counted = counted_terms(part)
     total = sum(counted.values()) or 1.0
     matched = tuple(t for t in counted if t in around)
     coverage = sum(counted[t] for t in matched) / total
@@ -173,6 +172,12 @@ def judge(
         covered,
         unnegated,
     )
+
+
+def counted_terms(part: Part) -> dict[str, float]:
+    """The part's terms that a sentence's coverage counts, with their weights: not a word
+    that names a value of the kind asked for ("the *limit*"), which is the kind's to find."""
+    return {t: w for t, w in part.terms.items() if part.kind is None or t not in VALUE_STEMS}
 
 
 def numbered(text: str) -> str:
@@ -408,6 +413,7 @@ __all__ = [
     "PartRelevance",
     "Thresholds",
     "assess_answer",
+    "counted_terms",
     "judge",
     "missing_names",
 ]

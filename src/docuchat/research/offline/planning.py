@@ -63,9 +63,10 @@ def _compare(turn: Turn, asked: Asked, calls_left: int) -> list[Call]:
     for part, hits in zip(parts, turn.searches, strict=False):
         ranked = _rank_hits(hits, part.terms)
         naming = [h for h in ranked if part.names <= stems(f"{h.title} {h.snippet}")]
-        chosen += [h for h in naming or ranked if h not in chosen][:1]
-    rest = [h for search in turn.searches for h in search if h not in chosen]
-    return _opening([*chosen, *rest], calls_left)
+        opened = {h.chunk_id for h in chosen}
+        chosen += [h for h in naming or ranked if h.chunk_id not in opened][:1]
+    rest = [h for search in turn.searches for h in search]
+    return _opening(_distinct([*chosen, *rest]), calls_left)
 
 
 def _queries(asked: Asked) -> tuple[str, str]:
@@ -93,7 +94,7 @@ def _refined_query(turn: Turn, question: Question, asked: Asked) -> str | None:
 
 def _rank_hits(hits: Sequence[Hit], terms: Mapping[str, float]) -> list[Hit]:
     """Distinct hits; a snippet holding more of the question's terms moves a hit up."""
-    unique = list({h.chunk_id: h for h in hits}.values())
+    unique = _distinct(hits)
     total = sum(terms.values()) or 1.0
 
     def key(item: tuple[int, Hit]) -> float:
@@ -102,3 +103,8 @@ def _rank_hits(hits: Sequence[Hit], terms: Mapping[str, float]) -> list[Hit]:
         return covered / total + 1.0 / (1 + rank)
 
     return [hit for _, hit in sorted(enumerate(unique), key=key, reverse=True)]
+
+
+def _distinct(hits: Sequence[Hit]) -> list[Hit]:
+    """The hits in order, each passage once (two searches may find one passage)."""
+    return list({h.chunk_id: h for h in hits}.values())
