@@ -4,6 +4,14 @@ A sentence knows its neighbours (the sentences next to it in its paragraph), for
 a table the sentence that introduces it ("…within these limits:") and all of its items, and
 its setting: the title of its document and the heading it stands under. Headings are not
 sentences to quote: they are the setting of those that follow.
+
+Two extractions have a shape of their own. A spreadsheet row comes as its header's line
+above its own (``research.rows``): it is one sentence that states its cells named by the
+header, not an item of a list of every row (each row stands alone, so one row's figures
+are not another's), and the header's line on its own, above the first row, is the
+setting of the rows, like a heading. A paragraph marked as quoted from an earlier message
+(an e-mail reply's ``> ``) gives ``quoted`` sentences, which the answering ranks below what
+the message itself says.
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from docuchat.research.rows import header_and_row, is_row_of, row_reading
 from docuchat.research.text import numbers, sentence_spans
 from docuchat.research.words import content, stem, words
 
@@ -31,6 +40,7 @@ SENTENCE_CLOSED = re.compile(r"[.!?…][\"'”’)\]]*$")
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
 _LISTED = re.compile(r"[\d:|]")
 _SECTION_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[A-Z]\.)\s+(?=[A-Z])")
+_QUOTE_MARK = re.compile(r"^>[> ]*")  # an e-mail parser's mark of a quoted paragraph
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +67,8 @@ class Sentence:
     """Stems of its document's title and of the heading it stands under."""
     nearby: frozenset[str] = frozenset()
     """Its words and its neighbours' as written (lower case), every one."""
+    quoted: bool = False
+    """Quoted from an earlier message (below an e-mail reply)."""
 
     @property
     def window(self) -> frozenset[str]:
@@ -75,19 +87,35 @@ def sentences(passages: Iterable[Passage]) -> list[Sentence]:
         texts: list[str] = []
         groups: list[tuple[int, int]] = []  # per sentence: (its paragraph, its list or table)
         settings: list[frozenset[str]] = []
+        quoted: list[bool] = []
         heading = ""
-        for number, paragraph in enumerate(_PARAGRAPH_BREAK.split(passage.text)):
-            for start, end in sentence_spans(paragraph):
-                text = paragraph[start:end]
-                if _is_heading(text):
+        paragraphs = _PARAGRAPH_BREAK.split(passage.text)
+        for number, paragraph in enumerate(paragraphs):
+            if _heads_rows(paragraph, paragraphs[number + 1 : number + 2]):
+                heading = paragraph.strip()
+                continue
+            mark = _QUOTE_MARK.match(paragraph)
+            body = paragraph[mark.end() :] if mark else paragraph
+            row = header_and_row(body.strip())
+            spans = [(0, len(body))] if row else sentence_spans(body)
+            for start, end in spans:
+                text = body[start:end].strip()
+                if not row and _is_heading(text):
                     heading = text
                     continue
-                listed = bool(texts) and start == 0 and _continues(texts[-1], text)
+                listed = not row and bool(texts) and start == 0 and _continues(texts[-1], text)
                 groups.append((number, groups[-1][1] if listed else len(texts)))
                 texts.append(text)
+                quoted.append(mark is not None)
                 settings.append(frozenset(content(words(f"{passage.title} {heading}"))))
-        found += _neighbours(passage.n, rank, texts, groups, settings, len(found))
+        found += _neighbours(passage.n, rank, texts, groups, settings, quoted, len(found))
     return found
+
+
+def _heads_rows(paragraph: str, following: Sequence[str]) -> bool:
+    """A sheet's header line on its own, above its first row (which repeats it)."""
+    row = header_and_row(following[0].strip()) if following else None
+    return row is not None and row[0] == paragraph.strip()
 
 
 def _continues(before: str, after: str) -> bool:
@@ -103,6 +131,7 @@ def _neighbours(
     texts: Sequence[str],
     groups: Sequence[tuple[int, int]],
     settings: Sequence[frozenset[str]],
+    quoted: Sequence[bool],
     first: int,
 ) -> list[Sentence]:
     said = [words(t) for t in texts]
@@ -135,6 +164,7 @@ def _neighbours(
                 first + i,
                 settings[i],
                 nearby,
+                quoted[i],
             )
         )
     return found
@@ -158,6 +188,11 @@ def introduction(s: Sentence, by_id: Mapping[int, Sentence]) -> Sentence | None:
 
 def stating(s: Sentence, by_id: Mapping[int, Sentence]) -> str:
     """What ``s`` states: itself, with the introduction of its list or table when it is an
-    item (the row "London | £210" under "…these limits per night:")."""
+    item (the row "London | £210" under "…these limits per night:"); a table row as its
+    cells named by its header ("Lead time 10 weeks", ``research.rows``)."""
+    if sheet_row := header_and_row(s.text):
+        return row_reading(*sheet_row)
     intro = introduction(s, by_id)
+    if intro is not None and is_row_of(intro.text, s.text):
+        return row_reading(intro.text, s.text)
     return s.text if intro is None else f"{intro.text} {s.text}"
