@@ -6,20 +6,12 @@ the headers a reader looks at (From, To, Cc, Date, Subject) as one block, then t
 body: the plain-text part, else the HTML part read like any page. Parts whose
 charset is unknown are decoded as text files are (charset-normalizer's guess).
 Attachments are handed back to be ingested as documents of their own.
-
-A reply usually quotes the earlier message below it, each line marked "> " and wrapped.
-That text is read as paragraphs of its own, without the line marks, each marked by one
-``QUOTE_MARK`` in front: a passage cut from the middle of the quote still says it is quoted, and the
-answering can tell what the reply says (the agreed rate) from what it quotes (the
-proposed one).
 """
 
 from __future__ import annotations
 
 import email
 import email.policy
-import re
-from collections.abc import Iterator
 from email.message import EmailMessage, Message
 
 import lxml.html
@@ -36,9 +28,6 @@ MAX_ATTACHMENTS = 100
 _SHOWN_HEADERS = ("From", "To", "Cc", "Date", "Subject")
 _HEADERS = Section("Headers", instead_of_page=True)
 _BODY = Section("Body", instead_of_page=True)
-QUOTE_MARK = "> "
-_QUOTED_LINE = re.compile(r"^[ \t]*>[> \t]*")
-_LIST_ITEM = re.compile(r"^(?:[-*•]|\d+[.)])\s")
 
 
 def parse(data: bytes, stem: str) -> ParsedDocument:
@@ -56,7 +45,7 @@ def parse(data: bytes, stem: str) -> ParsedDocument:
             for block in _html_blocks(text):
                 builder.add(block, 1, place=_BODY)
         else:
-            for paragraph in plain_paragraphs(text):
+            for paragraph in text.replace("\r\n", "\n").split("\n\n"):
                 builder.add(paragraph, 1, place=_BODY)
     return builder.build(
         title=pick_title(_header(message, "Subject"), fallback=stem),
@@ -65,32 +54,6 @@ def parse(data: bytes, stem: str) -> ParsedDocument:
         metadata={"attachments": len(attachments := _attachments(message))},
         attachments=attachments,
     )
-
-
-def plain_paragraphs(text: str) -> Iterator[str]:
-    """A plain body's paragraphs (split at blank lines, lines kept); quoted lines ("> ",
-    at any depth) as paragraphs of their own, a list item alone, each marked once by
-    ``QUOTE_MARK``."""
-    lines: list[str] = []
-    quoted: list[str] = []
-    for line in [*text.replace("\r\n", "\n").split("\n"), ""]:
-        marker = _QUOTED_LINE.match(line)
-        content = line[marker.end() :].strip() if marker else ""
-        if quoted and (not content or _LIST_ITEM.match(content)):
-            yield QUOTE_MARK + "\n".join(quoted)
-            quoted = []
-        if marker is None:
-            if line.strip():
-                lines.append(line)
-            elif lines:
-                yield "\n".join(lines)
-                lines = []
-            continue
-        if lines:
-            yield "\n".join(lines)
-            lines = []
-        if content:
-            quoted.append(content)
 
 
 def _header(message: Message, name: str) -> str:

@@ -4,8 +4,7 @@ python-pptx is the maintained reader of the format (shapes, placeholders, tables
 group shapes, notes) and reads the package with lxml, entities not resolved; the
 zip is checked against decompression bombs before it is handed over. Each slide
 is one page: its title, then its shapes' text in the order they were added (groups
-opened), each paragraph of a text frame a block (a slide's bullets are fragments, not
-one sentence), table rows with cells joined by `` | ``, then "Notes: ..." from the
+opened), table rows with cells joined by `` | ``, then "Notes: ..." from the
 speaker notes. Every block's place is its slide.
 """
 
@@ -89,4 +88,4 @@ def _shape_texts(shapes: Any, *, skip: Any, budget: _Budget) -> Iterator[str]:
             for row in shape.table.rows:
                 yield " | ".join(cell.text.strip() for cell in row.cells)
         elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
-            yield from (paragraph.text for paragraph in shape.text_frame.paragraphs)
+            yield shape.text_frame.text
