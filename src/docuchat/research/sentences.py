@@ -9,9 +9,7 @@ Two extractions have a shape of their own. A spreadsheet row comes as its header
 above its own (``research.rows``): it is one sentence that states its cells named by the
 header, not an item of a list of every row (each row stands alone, so one row's figures
 are not another's), and the header's line on its own, above the first row, is the
-setting of the rows, like a heading. A paragraph marked as quoted from an earlier message
-(an e-mail reply's ``> ``) gives ``quoted`` sentences, which the answering ranks below what
-the message itself says.
+setting of the rows, like a heading.
 """
 
 from __future__ import annotations
@@ -40,7 +38,6 @@ SENTENCE_CLOSED = re.compile(r"[.!?…][\"'”’)\]]*$")
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
 _LISTED = re.compile(r"[\d:|]")
 _SECTION_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[A-Z]\.)\s+(?=[A-Z])")
-_QUOTE_MARK = re.compile(r"^>[> ]*")  # an e-mail parser's mark of a quoted paragraph
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +64,6 @@ class Sentence:
     """Stems of its document's title and of the heading it stands under."""
     nearby: frozenset[str] = frozenset()
     """Its words and its neighbours' as written (lower case), every one."""
-    quoted: bool = False
-    """Quoted from an earlier message (below an e-mail reply)."""
 
     @property
     def window(self) -> frozenset[str]:
@@ -87,28 +82,24 @@ def sentences(passages: Iterable[Passage]) -> list[Sentence]:
         texts: list[str] = []
         groups: list[tuple[int, int]] = []  # per sentence: (its paragraph, its list or table)
         settings: list[frozenset[str]] = []
-        quoted: list[bool] = []
         heading = ""
         paragraphs = _PARAGRAPH_BREAK.split(passage.text)
         for number, paragraph in enumerate(paragraphs):
             if _heads_rows(paragraph, paragraphs[number + 1 : number + 2]):
                 heading = paragraph.strip()
                 continue
-            mark = _QUOTE_MARK.match(paragraph)
-            body = paragraph[mark.end() :] if mark else paragraph
-            row = header_and_row(body.strip())
-            spans = [(0, len(body))] if row else sentence_spans(body)
+            row = header_and_row(paragraph.strip())
+            spans = [(0, len(paragraph))] if row else sentence_spans(paragraph)
             for start, end in spans:
-                text = body[start:end].strip()
+                text = paragraph[start:end].strip()
                 if not row and _is_heading(text):
                     heading = text
                     continue
                 listed = not row and bool(texts) and start == 0 and _continues(texts[-1], text)
                 groups.append((number, groups[-1][1] if listed else len(texts)))
                 texts.append(text)
-                quoted.append(mark is not None)
                 settings.append(frozenset(content(words(f"{passage.title} {heading}"))))
-        found += _neighbours(passage.n, rank, texts, groups, settings, quoted, len(found))
+        found += _neighbours(passage.n, rank, texts, groups, settings, len(found))
     return found
 
 
@@ -131,7 +122,6 @@ def _neighbours(
     texts: Sequence[str],
     groups: Sequence[tuple[int, int]],
     settings: Sequence[frozenset[str]],
-    quoted: Sequence[bool],
     first: int,
 ) -> list[Sentence]:
     said = [words(t) for t in texts]
@@ -164,7 +154,6 @@ def _neighbours(
                 first + i,
                 settings[i],
                 nearby,
-                quoted[i],
             )
         )
     return found

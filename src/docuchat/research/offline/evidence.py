@@ -25,9 +25,6 @@ from docuchat.research.words import (
 )
 
 DENSE_WEIGHT = 16.0  # chosen with all-MiniLM-L6-v2 on two SQuAD articles (see the README)
-# An e-mail's quoted earlier message (the proposal) below what its reply says (what was
-# agreed): the gap keeps a quoted sentence from being the reply's second source too.
-QUOTED_WEIGHT = -4.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +116,6 @@ RANKING: tuple[Sign, ...] = (
         "question term pairs it keeps together",
     ),
     Sign("kind", 0.8, _typed, "states a fact of the kind asked for (+1) or not (-1)"),
-    Sign("quoted", QUOTED_WEIGHT, lambda s, r: float(s.quoted), "quoted from an earlier message"),
     Sign("passage_rank", 1.1, lambda s, r: 1 / (1 + s.rank), "its passage was opened first"),
     Sign("length", 0.6, lambda s, r: math.log1p(len(s.words)), "log of its length in words"),
     Sign(
