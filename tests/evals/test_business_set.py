@@ -154,6 +154,21 @@ def test_the_dev_part_loads_with_every_kind_and_a_third_unanswerable() -> None:
     assert set(categories) == {"absent_kind", "near_miss", "false_premise"}
 
 
+def test_the_formats_part_loads_with_sheets_decks_and_e_mails() -> None:
+    formats = load_set(REPOSITORY_SET / "formats")
+    kinds = Counter(q.kind for q in formats.questions)
+    assert len(formats.documents) == 6 and len(formats.questions) >= 60
+    assert Counter(d.suffix for d in formats.documents) == {".xlsx": 2, ".pptx": 2, ".eml": 2}
+    assert min(kinds.values()) >= 5
+    assert 0.28 <= kinds["unanswerable"] / len(formats.questions) <= 0.4
+    categories = Counter(q.category for q in formats.questions if not q.answerable)
+    assert set(categories) == {"absent_kind", "near_miss", "false_premise"}
+    cited = {e.document for q in formats.questions for p in q.parts for e in p.evidence}
+    assert "harrogate-refit-thread.eml › harrogate-refit-schedule.csv" in cited
+    dev = load_set(REPOSITORY_SET / "dev")
+    assert not {d.name for d in formats.documents} & {d.name for d in dev.documents}
+
+
 def test_the_sealed_part_loads_and_shares_no_document_with_dev() -> None:
     """Reports no content of the sealed part, whatever fails (its questions stay unread)."""
     try:
