@@ -4,6 +4,8 @@ the figures a question asks for."""
 from __future__ import annotations
 
 from docuchat.research.kinds import find
+from docuchat.research.questions import analyse
+from docuchat.research.relevance import judge
 from docuchat.research.rows import header_and_row, is_row_of, row_reading
 from docuchat.research.sentences import Passage, sentences, stating
 
@@ -50,3 +52,18 @@ def test_sheet_rows_stand_alone_and_their_header_line_is_their_heading() -> None
     assert not first.items and not second.items  # no list of every row
     assert "1.8" not in "".join(first.numbers)
     assert "pric" in first.setting  # the stem of "Price"
+
+
+def test_closeness_in_embedding_does_not_stand_in_for_a_sheet_row_s_missing_terms() -> None:
+    # The row names the spotlight and states a duration (a warranty), no lead time: its
+    # embedding, mostly its header's, is close to any question about the sheet.
+    header = "Item code | Description | Unit price (GBP) | Warranty (years)"
+    text = f"{header}\n\n{header}\nLT-20 | LED track spotlight | 74 | 5"
+    [row] = sentences([Passage(1, "c1", text, "Price schedule")])
+    asked = analyse("What is the delivery lead time for LED track spotlights?")
+    reading = stating(row, {row.id: row})
+    judged = judge(asked.parts[0], row, asked.text, reading, similarity=0.9)
+    assert judged.found is not None and not judged.covered and not judged.addresses
+    # A sentence of prose that close, with as few of the terms, still addresses it.
+    [prose] = sentences([Passage(1, "c2", "LED track spotlights last 5 years.", "Lighting")])
+    assert judge(asked.parts[0], prose, asked.text, similarity=0.9).covered
