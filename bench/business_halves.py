@@ -100,7 +100,7 @@ def main() -> None:
         print(json.dumps(halves))
         return
     rows = [*KINDS, "overall"]
-    print(f"{'':14}" + "".join(f"{h:>22}" for h in halves))
+    print(f"{'':14}" + "".join(f"{h:>28}" for h in halves))
     for row in rows:
         cells = []
         for h in halves:
@@ -108,7 +108,7 @@ def main() -> None:
             value = f.get("right", f.get("declined"))
             extra = f" wrong {f['wrong_of_all']:.3f}" if row == "overall" else ""
             cells.append(f"{value:.3f} (n={f['n']}){extra}")
-        print(f"{row:14}" + "".join(f"{c:>22}" for c in cells))
+        print(f"{row:14}" + "".join(f"{c:>28}" for c in cells))
 
 
 if __name__ == "__main__":
