@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,8 @@ from .tiny_business_set import (
     ACME_PAY,
     ACME_REGION,
     BRIGHT_PAY,
+    SCHEDULE_ROW,
+    write_email,
     write_set,
 )
 
@@ -222,14 +223,6 @@ def test_cli_reports_a_faulty_set_with_its_line_and_runs_nothing(set_folder: Pat
 async def test_gold_evidence_in_an_e_mails_attachment_is_scored_as_the_attachment(
     tmp_path: Path,
 ) -> None:
-    message = EmailMessage()
-    message["From"] = "Owen Fletcher <owen@fennimore.example>"
-    message["To"] = "Lucy Grant <lucy@fennimore.example>"
-    message["Subject"] = "Harrogate refit"
-    message.set_content("Hi Lucy,\n\nThe refit schedule is attached.\n")
-    schedule = b"Phase,Work,Start\n1,Stockroom clearance,2025-09-29\n2,LED lighting,2025-10-06\n"
-    message.add_attachment(schedule, maintype="text", subtype="csv", filename="schedule.csv")
-    row = "2 | LED lighting | 2025-10-06"
     attached = attached_name("refit.eml", "schedule.csv")
     questions = [
         {
@@ -237,17 +230,20 @@ async def test_gold_evidence_in_an_e_mails_attachment_is_scored_as_the_attachmen
             "kind": "fact",
             "question": "When does the LED lighting work start?",
             "parts": [
-                {"answers": ["2025-10-06"], "evidence": [{"document": attached, "quote": row}]}
+                {
+                    "answers": ["2025-10-06"],
+                    "evidence": [{"document": attached, "quote": SCHEDULE_ROW}],
+                }
             ],
         }
     ]
     folder = write_set(tmp_path / "set", questions, documents={})
-    (folder / "documents" / "refit.eml").write_bytes(bytes(message))
+    write_email(folder / "documents" / "refit.eml")
 
     loaded = load_set(folder)
     [evidence] = loaded.questions[0].parts[0].evidence
     assert evidence.document == "refit.eml › schedule.csv"
-    report = await evaluate_set(loaded, oracle({questions[0]["question"]: f"{{{row}}}"}))
+    report = await evaluate_set(loaded, oracle({questions[0]["question"]: f"{{{SCHEDULE_ROW}}}"}))
     [result] = report.results
     assert result.right and [(p.found, p.quoted, p.cited) for p in result.parts] == [
         (True, True, True)

@@ -146,15 +146,19 @@ def find_quote(text: str, quote: str) -> tuple[int, int] | None:
 
 
 def _extracted_texts(path: Path) -> list[tuple[str, str]]:
-    """The document's name and text, then each attachment's ("thread.eml › sheet.csv")."""
+    """The document's name and text, then each attachment's ("thread.eml › sheet.csv");
+    an attachment that cannot be read is left out, as ingestion skips it."""
     try:
         document = parse_bytes(path.read_bytes(), str(path))
-        found = [(path.name, document.text)]
-        for attachment in document.attachments:
-            inner = parse_bytes(attachment.data, attachment.name).text
-            found.append((attached_name(path.name, attachment.name), inner))
     except (OSError, IngestError) as exc:
         raise ConfigError(f"cannot read the set's document {path}: {exc}") from exc
+    found = [(path.name, document.text)]
+    for attachment in document.attachments:
+        try:
+            inner = parse_bytes(attachment.data, attachment.name).text
+        except IngestError:
+            continue
+        found.append((attached_name(path.name, attachment.name), inner))
     return found
 
 
