@@ -1,13 +1,17 @@
-"""The business dev set in two halves, and its eval's figures per half.
+"""A part of the business set in two halves, and its eval's figures per half.
 
-``python bench/business_halves.py REPORT.json`` reads the output of
-``docuchat eval qa --set evals/business/dev --json`` and prints the figures of each half.
+``python bench/business_halves.py REPORT.json [--part dev|formats]`` reads the output of
+``docuchat eval qa --set evals/business/<part> --json`` and prints the figures of each half.
 
-The halves (decided before any change to the model): four documents are the *work* half's,
-four the *measure* half's. An answerable question belongs to the work half when each of its
-gold parts has evidence in a work document, else to the measure half; an unanswerable one by
-its number (odd: work, even: measure). The offline model was debugged question by question
-on the work half only; the measure half was only measured.
+The halves of each part (decided before any change to the model): some documents are the
+*work* half's, the others the *measure* half's. An answerable question belongs to the work
+half when each of its gold parts has evidence in a work document (or a file attached to
+one), else to the measure half; an unanswerable one by its number (odd: work, even:
+measure). The offline model was debugged question by question on the work halves only; the
+measure halves were only measured.
+
+- ``dev``: four documents each (the split the model was built with);
+- ``formats``: the XLSX, PPTX and EML documents, one of each per half.
 """
 
 from __future__ import annotations
@@ -18,24 +22,40 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from docuchat.corpus.ingest import ATTACHMENT_MARK
 from docuchat.evals.business_set import KINDS, SetQuestion, load_set
 
-DEV = Path(__file__).resolve().parent.parent / "evals" / "business" / "dev"
-WORK_DOCUMENTS = frozenset(
-    {
-        "acme-hosting-contract-summary.md",
-        "brightline-subscription-agreement.docx",
-        "incident-review-INC-2025-0314.txt",
-        "travel-and-expenses-policy.md",
-    }
-)
+SETS = Path(__file__).resolve().parent.parent / "evals" / "business"
+WORK_HALVES = {
+    "dev": frozenset(
+        {
+            "acme-hosting-contract-summary.md",
+            "brightline-subscription-agreement.docx",
+            "incident-review-INC-2025-0314.txt",
+            "travel-and-expenses-policy.md",
+        }
+    ),
+    "formats": frozenset(
+        {
+            "halden-shopfitting-price-schedule-2025.xlsx",
+            "digital-steering-committee-deck-2025-07.pptx",
+            "kestrel-delivery-rates-agreed.eml",
+        }
+    ),
+}
+"""Per part, the work half's documents."""
+DEV = SETS / "dev"
+WORK_DOCUMENTS = WORK_HALVES["dev"]
 HALVES = ("work", "measure")
 
 
-def half_of(question: SetQuestion) -> str:
+def half_of(question: SetQuestion, work_documents: frozenset[str] = WORK_DOCUMENTS) -> str:
     if not question.answerable:
         return "work" if int(question.id.rsplit("-", 1)[1]) % 2 else "measure"
-    in_work = all(any(e.document in WORK_DOCUMENTS for e in p.evidence) for p in question.parts)
+    in_work = all(
+        any(e.document.split(ATTACHMENT_MARK)[0] in work_documents for e in p.evidence)
+        for p in question.parts
+    )
     return "work" if in_work else "measure"
 
 
@@ -67,18 +87,20 @@ def _mean(values: Any) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("report", type=Path, help="docuchat eval qa --set ... --json output")
+    parser.add_argument("--part", choices=sorted(WORK_HALVES), default="dev", help="the set's part")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
     report = json.loads(args.report.read_text())
     outcome = {q["id"]: q for q in report["questions"]}
-    questions = [q for q in load_set(DEV).questions if q.id in outcome]
-    halves = {h: figures([q for q in questions if half_of(q) == h], outcome) for h in HALVES}
+    work = WORK_HALVES[args.part]
+    questions = [q for q in load_set(SETS / args.part).questions if q.id in outcome]
+    halves = {h: figures([q for q in questions if half_of(q, work) == h], outcome) for h in HALVES}
     halves["all"] = figures(questions, outcome)
     if args.json:
         print(json.dumps(halves))
         return
     rows = [*KINDS, "overall"]
-    print(f"{'':14}" + "".join(f"{h:>22}" for h in halves))
+    print(f"{'':14}" + "".join(f"{h:>28}" for h in halves))
     for row in rows:
         cells = []
         for h in halves:
@@ -86,7 +108,7 @@ def main() -> None:
             value = f.get("right", f.get("declined"))
             extra = f" wrong {f['wrong_of_all']:.3f}" if row == "overall" else ""
             cells.append(f"{value:.3f} (n={f['n']}){extra}")
-        print(f"{row:14}" + "".join(f"{c:>22}" for c in cells))
+        print(f"{row:14}" + "".join(f"{c:>28}" for c in cells))
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 
 from docuchat.cli.main import cli
 from docuchat.evals.business import evaluate_set
-from docuchat.evals.business_set import load_set
+from docuchat.evals.business_set import attached_name, load_set
 from docuchat.models.base import (
     Message,
     ModelRequest,
@@ -29,6 +29,8 @@ from .tiny_business_set import (
     ACME_PAY,
     ACME_REGION,
     BRIGHT_PAY,
+    SCHEDULE_ROW,
+    write_email,
     write_set,
 )
 
@@ -216,3 +218,33 @@ def test_cli_reports_a_faulty_set_with_its_line_and_runs_nothing(set_folder: Pat
     assert result.exit_code == 1
     assert "questions.jsonl:2: the quote 'The service runs in Paris.'" in result.output
     assert "Traceback" not in result.output
+
+
+async def test_gold_evidence_in_an_e_mails_attachment_is_scored_as_the_attachment(
+    tmp_path: Path,
+) -> None:
+    attached = attached_name("refit.eml", "schedule.csv")
+    questions = [
+        {
+            "id": "m-fact",
+            "kind": "fact",
+            "question": "When does the LED lighting work start?",
+            "parts": [
+                {
+                    "answers": ["2025-10-06"],
+                    "evidence": [{"document": attached, "quote": SCHEDULE_ROW}],
+                }
+            ],
+        }
+    ]
+    folder = write_set(tmp_path / "set", questions, documents={})
+    write_email(folder / "documents" / "refit.eml")
+
+    loaded = load_set(folder)
+    [evidence] = loaded.questions[0].parts[0].evidence
+    assert evidence.document == "refit.eml › schedule.csv"
+    report = await evaluate_set(loaded, oracle({questions[0]["question"]: f"{{{SCHEDULE_ROW}}}"}))
+    [result] = report.results
+    assert result.right and [(p.found, p.quoted, p.cited) for p in result.parts] == [
+        (True, True, True)
+    ]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -13,7 +15,7 @@ from docuchat.corpus.parse import parse_bytes
 from docuchat.errors import ConfigError
 from docuchat.evals.business_set import find_quote, load_set
 
-from .tiny_business_set import ACME_NOTICE, QUESTIONS, write_set
+from .tiny_business_set import ACME_NOTICE, QUESTIONS, SCHEDULE_ROW, write_email, write_set
 
 REPOSITORY_SET = Path(__file__).parents[2] / "evals" / "business"
 
@@ -143,6 +145,30 @@ def test_a_broken_folder_is_refused(tmp_path: Path, damage: Any, message: str) -
         load_set(tmp_path)
 
 
+def test_evidence_may_name_an_e_mails_attachment_but_not_one_that_cannot_be_read(
+    tmp_path: Path,
+) -> None:
+    def fact(document: str) -> dict[str, Any]:
+        evidence = [{"document": document, "quote": SCHEDULE_ROW}]
+        return {
+            "id": "m",
+            "kind": "fact",
+            "question": "When?",
+            "parts": [{"answers": ["x"], "evidence": evidence}],
+        }
+
+    folder = write_set(tmp_path / "set", [fact("refit.eml › schedule.csv")], documents={})
+    write_email(folder / "documents" / "refit.eml", {"photo.xyz": b"\x00\x01 not a document"})
+    [question] = load_set(folder).questions
+    assert question.parts[0].evidence[0].document == "refit.eml › schedule.csv"
+
+    (folder / "questions.jsonl").write_text(json.dumps(fact("refit.eml › photo.xyz")) + "\n")
+    with pytest.raises(
+        ConfigError, match=re.escape("no document 'refit.eml › photo.xyz' in the set")
+    ):
+        load_set(folder)
+
+
 def test_the_dev_part_loads_with_every_kind_and_a_third_unanswerable() -> None:
     dev = load_set(REPOSITORY_SET / "dev")
     kinds = Counter(q.kind for q in dev.questions)
@@ -152,6 +178,21 @@ def test_the_dev_part_loads_with_every_kind_and_a_third_unanswerable() -> None:
     assert 0.28 <= kinds["unanswerable"] / len(dev.questions) <= 0.4
     categories = Counter(q.category for q in dev.questions if not q.answerable)
     assert set(categories) == {"absent_kind", "near_miss", "false_premise"}
+
+
+def test_the_formats_part_loads_with_sheets_decks_and_e_mails() -> None:
+    formats = load_set(REPOSITORY_SET / "formats")
+    kinds = Counter(q.kind for q in formats.questions)
+    assert len(formats.documents) == 6 and len(formats.questions) >= 60
+    assert Counter(d.suffix for d in formats.documents) == {".xlsx": 2, ".pptx": 2, ".eml": 2}
+    assert min(kinds.values()) >= 5
+    assert 0.28 <= kinds["unanswerable"] / len(formats.questions) <= 0.4
+    categories = Counter(q.category for q in formats.questions if not q.answerable)
+    assert set(categories) == {"absent_kind", "near_miss", "false_premise"}
+    cited = {e.document for q in formats.questions for p in q.parts for e in p.evidence}
+    assert "harrogate-refit-thread.eml › harrogate-refit-schedule.csv" in cited
+    dev = load_set(REPOSITORY_SET / "dev")
+    assert not {d.name for d in formats.documents} & {d.name for d in dev.documents}
 
 
 def test_the_sealed_part_loads_and_shares_no_document_with_dev() -> None:

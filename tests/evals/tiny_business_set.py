@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
@@ -86,3 +87,21 @@ def write_set(
     lines = "".join(json.dumps(q) + "\n" for q in questions)
     (folder / "questions.jsonl").write_text(lines, encoding="utf-8")
     return folder
+
+
+SCHEDULE_ROW = "2 | LED lighting | 2025-10-06"
+
+
+def write_email(path: Path, attachments: Mapping[str, bytes] = {}) -> None:
+    """An e-mail with a CSV schedule attached (its rows extracted as ``SCHEDULE_ROW``), and
+    ``attachments`` besides."""
+    message = EmailMessage()
+    message["From"] = "Owen Fletcher <owen@fennimore.example>"
+    message["To"] = "Lucy Grant <lucy@fennimore.example>"
+    message["Subject"] = "Harrogate refit"
+    message.set_content("Hi Lucy,\n\nThe refit schedule is attached.\n")
+    schedule = b"Phase,Work,Start\n1,Stockroom clearance,2025-09-29\n2,LED lighting,2025-10-06\n"
+    files = {"schedule.csv": schedule, **attachments}
+    for name, data in files.items():
+        message.add_attachment(data, maintype="application", subtype="octet-stream", filename=name)
+    path.write_bytes(bytes(message))

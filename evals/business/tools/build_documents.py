@@ -1,9 +1,10 @@
-"""Build the set's DOCX, PDF, XLSX and PPTX documents from their plain-text sources.
+"""Build the set's DOCX, PDF, XLSX, PPTX and EML documents from their plain-text sources.
 
     .venv/bin/python evals/business/tools/build_documents.py evals/business/dev
 
 reads every ``<part>/sources/<name>.<format>.txt`` and writes ``<part>/documents/<name>.<format>``:
-DOCX (python-docx), PDF (reportlab), XLSX (openpyxl) or PPTX (python-pptx). The generated
+DOCX (python-docx), PDF (reportlab), XLSX (openpyxl), PPTX (python-pptx) or EML (the
+stdlib ``email`` package: see ``build_eml``). The generated
 files are committed: the eval never builds anything. Needs those four packages
 (``pip install python-docx reportlab openpyxl python-pptx``).
 
@@ -287,16 +288,52 @@ def _runs_of_text(elements: list[Element]) -> list[list[Element]]:
     return groups
 
 
+def build_eml(path: Path, target: Path) -> None:
+    """The source is the message as written: header lines, a blank line, the plain body
+    verbatim (quoted replies and all); a body line ``@attach: name`` attaches
+    ``sources/name`` and is left out of the body."""
+    from email.message import EmailMessage
+    from email.policy import SMTP
+
+    head, _, body = path.read_text(encoding="utf-8").partition("\n\n")
+    message = EmailMessage()
+    for line in head.splitlines():
+        name, _, value = line.partition(":")
+        message[name.strip()] = value.strip()
+    lines = body.splitlines()
+    attached = [
+        line.removeprefix("@attach:").strip() for line in lines if line.startswith("@attach:")
+    ]
+    text = "\n".join(line for line in lines if not line.startswith("@attach:"))
+    message.set_content(re.sub(r"\n{3,}", "\n\n", text).strip() + "\n")
+    for name in attached:
+        maintype, subtype = _ATTACHMENT_TYPES[name.rsplit(".", 1)[-1]]
+        data = (path.parent / name).read_bytes()
+        message.add_attachment(data, maintype=maintype, subtype=subtype, filename=name)
+    target.write_bytes(message.as_bytes(policy=SMTP))
+
+
+_ATTACHMENT_TYPES = {
+    "csv": ("text", "csv"),
+    "pdf": ("application", "pdf"),
+    "xlsx": ("application", "vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
+}
+
+
 def main(parts: list[str]) -> None:
     builders = {"docx": build_docx, "pdf": build_pdf, "xlsx": build_xlsx, "pptx": build_pptx}
     for part in map(Path, parts):
         for path in sorted((part / "sources").glob("*.txt")):
             name = path.name.removesuffix(".txt")
             suffix = name.rsplit(".", 1)[-1]
-            if suffix not in builders:
-                raise SystemExit(f"{path}: the name must end in .{'.txt, .'.join(builders)}.txt")
             target = part / "documents" / name
-            builders[suffix](read_source(path), target)
+            if suffix == "eml":
+                build_eml(path, target)
+            elif suffix in builders:
+                builders[suffix](read_source(path), target)
+            else:
+                known = ".txt, .".join([*builders, "eml"])
+                raise SystemExit(f"{path}: the name must end in .{known}.txt")
             print(f"{path} -> {target}")
 
 

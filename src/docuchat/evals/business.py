@@ -273,12 +273,14 @@ def index_key(eval_set: EvalSet) -> str:
 
 
 def ingest_documents(store: Store, owner: str, paths: Sequence[Path]) -> tuple[dict[str, str], int]:
-    """Each file through the app's ingestion: file name to stored id, and how many were new."""
+    """Each file through the app's ingestion: file name (an attachment's as ``attached_name``
+    gives it) to stored id, and how many were new."""
     doc_ids, added = {}, 0
     for path in paths:
-        stored, *_attachments = ingest_file(store, owner, path).ingested
-        doc_ids[path.name] = stored.doc_id
-        added += stored.status != "unchanged"
+        for stored in ingest_file(store, owner, path).ingested:
+            name = path.name + stored.path.removeprefix(str(path))  # "x.eml › y.csv"
+            doc_ids[name] = stored.doc_id
+            added += stored.status != "unchanged"
     return doc_ids, added
 
 

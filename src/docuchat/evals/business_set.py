@@ -15,7 +15,8 @@ Each question has an ``id``, a ``kind``, the ``question`` and, by kind:
   ``false_premise``), optionally a ``history``.
 
 A gold part has ``answers`` (any of which must appear in the answer) and ``evidence``:
-``{"document": file name, "quote": text}`` items, any of which a citation may point at.
+``{"document": file name, "quote": text}`` items, any of which a citation may point at (a
+file attached to an e-mail is named as ingestion names it: ``thread.eml › sheet.csv``).
 Loading checks everything, and finds every quote in its document's extracted text (the
 text citations point into, by the same parser as ingestion; whitespace may differ), so a
 set whose gold no longer matches its documents fails here rather than scoring nonsense.
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from docuchat.corpus.ingest import ATTACHMENT_MARK
 from docuchat.corpus.parse import SUPPORTED_SUFFIXES, parse_bytes
 from docuchat.errors import ConfigError, IngestError
 from docuchat.evals.qa import normalize_answer
@@ -100,7 +102,7 @@ def load_set(folder: str | Path) -> EvalSet:
     )
     if not documents:
         raise ConfigError(f"{documents_folder} holds no document docuchat can read")
-    texts = {path.name: _extracted_text(path) for path in documents}
+    texts = {name: text for path in documents for name, text in _extracted_texts(path)}
     path = root / QUESTIONS_FILE
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -143,11 +145,26 @@ def find_quote(text: str, quote: str) -> tuple[int, int] | None:
     return origin[at], origin[at + len(wanted) - 1] + 1
 
 
-def _extracted_text(path: Path) -> str:
+def _extracted_texts(path: Path) -> list[tuple[str, str]]:
+    """The document's name and text, then each attachment's ("thread.eml › sheet.csv");
+    an attachment that cannot be read is left out, as ingestion skips it."""
     try:
-        return parse_bytes(path.read_bytes(), str(path)).text
+        document = parse_bytes(path.read_bytes(), str(path))
     except (OSError, IngestError) as exc:
         raise ConfigError(f"cannot read the set's document {path}: {exc}") from exc
+    found = [(path.name, document.text)]
+    for attachment in document.attachments:
+        try:
+            inner = parse_bytes(attachment.data, attachment.name).text
+        except IngestError:
+            continue
+        found.append((attached_name(path.name, attachment.name), inner))
+    return found
+
+
+def attached_name(document: str, attachment: str) -> str:
+    """How gold evidence names a file attached to a document, as ingestion names it."""
+    return f"{document}{ATTACHMENT_MARK}{attachment}"
 
 
 def _question(data: Any, texts: Mapping[str, str]) -> SetQuestion:

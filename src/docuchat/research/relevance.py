@@ -31,6 +31,7 @@ from typing import Any
 from docuchat.research.citations import Verification
 from docuchat.research.kinds import VALUE_NOUNS, Found, Kind, find
 from docuchat.research.questions import Asked, Part, meant
+from docuchat.research.rows import header_and_row
 from docuchat.research.sentences import Passage, Sentence, sentences, stating
 from docuchat.research.similarity import SentenceSimilarity
 from docuchat.research.text import numbered_words
@@ -145,7 +146,10 @@ def judge(
     total = sum(counted.values()) or 1.0
     matched = tuple(t for t in counted if t in around)
     coverage = sum(counted[t] for t in matched) / total
-    close = similarity is not None and similarity >= limits.close
+    # A sheet row's embedding is mostly its header's: closeness says little about the row.
+    close = (
+        similarity is not None and similarity >= limits.close and not header_and_row(sentence.text)
+    )
     found = None
     if part.kind is not None:
         found = find(part.kind, stated, question, part.counted)

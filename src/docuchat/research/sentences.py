@@ -4,6 +4,12 @@ A sentence knows its neighbours (the sentences next to it in its paragraph), for
 a table the sentence that introduces it ("…within these limits:") and all of its items, and
 its setting: the title of its document and the heading it stands under. Headings are not
 sentences to quote: they are the setting of those that follow.
+
+Two extractions have a shape of their own. A spreadsheet row comes as its header's line
+above its own (``research.rows``): it is one sentence that states its cells named by the
+header, not an item of a list of every row (each row stands alone, so one row's figures
+are not another's), and the header's line on its own, above the first row, is the
+setting of the rows, like a heading.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from docuchat.research.rows import header_and_row, is_row_of, row_reading
 from docuchat.research.text import numbers, sentence_spans
 from docuchat.research.words import content, stem, words
 
@@ -76,18 +83,30 @@ def sentences(passages: Iterable[Passage]) -> list[Sentence]:
         groups: list[tuple[int, int]] = []  # per sentence: (its paragraph, its list or table)
         settings: list[frozenset[str]] = []
         heading = ""
-        for number, paragraph in enumerate(_PARAGRAPH_BREAK.split(passage.text)):
-            for start, end in sentence_spans(paragraph):
-                text = paragraph[start:end]
-                if _is_heading(text):
+        paragraphs = _PARAGRAPH_BREAK.split(passage.text)
+        for number, paragraph in enumerate(paragraphs):
+            if _heads_rows(paragraph, paragraphs[number + 1 : number + 2]):
+                heading = paragraph.strip()
+                continue
+            row = header_and_row(paragraph.strip())
+            spans = [(0, len(paragraph))] if row else sentence_spans(paragraph)
+            for start, end in spans:
+                text = paragraph[start:end].strip()
+                if not row and _is_heading(text):
                     heading = text
                     continue
-                listed = bool(texts) and start == 0 and _continues(texts[-1], text)
+                listed = not row and bool(texts) and start == 0 and _continues(texts[-1], text)
                 groups.append((number, groups[-1][1] if listed else len(texts)))
                 texts.append(text)
                 settings.append(frozenset(content(words(f"{passage.title} {heading}"))))
         found += _neighbours(passage.n, rank, texts, groups, settings, len(found))
     return found
+
+
+def _heads_rows(paragraph: str, following: Sequence[str]) -> bool:
+    """A sheet's header line on its own, above its first row (which repeats it)."""
+    row = header_and_row(following[0].strip()) if following else None
+    return row is not None and row[0] == paragraph.strip()
 
 
 def _continues(before: str, after: str) -> bool:
@@ -158,6 +177,11 @@ def introduction(s: Sentence, by_id: Mapping[int, Sentence]) -> Sentence | None:
 
 def stating(s: Sentence, by_id: Mapping[int, Sentence]) -> str:
     """What ``s`` states: itself, with the introduction of its list or table when it is an
-    item (the row "London | £210" under "…these limits per night:")."""
+    item (the row "London | £210" under "…these limits per night:"); a table row as its
+    cells named by its header ("Lead time 10 weeks", ``research.rows``)."""
+    if sheet_row := header_and_row(s.text):
+        return row_reading(*sheet_row)
     intro = introduction(s, by_id)
+    if intro is not None and is_row_of(intro.text, s.text):
+        return row_reading(intro.text, s.text)
     return s.text if intro is None else f"{intro.text} {s.text}"
