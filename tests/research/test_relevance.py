@@ -11,9 +11,9 @@ from docuchat.models import ScriptedModel
 from docuchat.models.base import ModelRequest, ModelResponse, ToolResultsMessage
 from docuchat.models.scripted import call, calls, reply
 from docuchat.research import OpenedPassage, ResearchAgent, SearchResults
-from docuchat.research.kinds import expected_kind, find
+from docuchat.research.kinds import asked_for, expected_kind, find
 from docuchat.research.questions import analyse
-from docuchat.research.relevance import judge
+from docuchat.research.relevance import judge, other_subject
 from docuchat.research.sentences import Passage, sentences
 from docuchat.search.hybrid import HybridSearcher
 
@@ -190,3 +190,90 @@ def test_why_a_sentence_does_not_address_a_question_reads_as_english() -> None:
     judged = judge(asked.parts[0], row, asked.text)
     assert not judged.addresses
     assert "states an identifier: CODE-3" in judged.reasons()
+
+
+# ── near misses: what the documents say of another subject, or of another thing ──
+LATE_INTEREST = Passage(
+    1, "c1", "Acme charges interest on late payments at 4% a year.", "Acme Hosting Contract"
+)
+BRIGHTLINE_FEES = Passage(
+    2,
+    "c2",
+    "The annual fee of £96,500 is payable in advance. "
+    "The platform is described in Schedule 1 of this agreement.",
+    "Brightline Subscription Agreement",
+)
+
+
+def test_a_sentence_is_outdone_by_another_document_saying_more_of_another_subject() -> None:
+    asked = analyse("What late-payment interest does Brightline charge?")
+    part = asked.parts[0]
+    read = sentences([LATE_INTEREST, BRIGHTLINE_FEES])
+    acme, payable, _schedule = read
+    plain = [(s, judge(part, s, asked.text)) for s in read]
+    # Close in meaning, two of the five terms: on its own it would address the question.
+    assert judge(part, payable, asked.text, similarity=0.5).addresses
+    elsewhere = other_subject(plain, payable.title)
+    assert (
+        elsewhere is not None and elsewhere.text == acme.text and elsewhere.names == ("brightlin",)
+    )
+    judged = judge(part, payable, asked.text, similarity=0.5, elsewhere=elsewhere)
+    assert not judged.addresses
+    assert any("another document holds more of the question's terms" in r for r in judged.reasons())
+    # The document that says it of another subject is no rival to its own sentences.
+    assert other_subject(plain, acme.title) is None
+
+
+def test_a_sentence_of_the_same_document_that_lacks_a_name_is_no_rival() -> None:
+    """Within one document a name may be said in other words ("the island" for Cyprus)."""
+    asked = analyse("Who led Richard's troops when Cyprus was conquered?")
+    text = (
+        "Richard then conquered the whole island, his troops being led by Guy de Lusignan."
+        "\n\nCyprus was later sold to the Templars."
+    )
+    read = sentences([Passage(1, "c1", text, "Normans")])
+    plain = [(s, judge(asked.parts[0], s, asked.text)) for s in read]
+    assert plain[0][1].coverage >= 0.67 and plain[0][1].missing_names
+    assert other_subject(plain, read[1].title) is None
+
+
+def test_a_word_that_qualifies_the_value_asked_for_is_one_of_the_question_s_terms() -> None:
+    """ "the *share* price": a price of anything else does not answer it."""
+    asked = analyse("What is Corvid's share price?")
+    [row] = sentences([Passage(1, "c1", "The fixed price for setting up is £412,000.", "Corvid")])
+    judged = judge(asked.parts[0], row, asked.text, similarity=0.3)
+    assert not judged.addresses and judged.coverage == 0.5
+
+
+def test_a_quarter_written_in_words_is_the_quarter_s_code() -> None:
+    asked = analyse("What revenue does the company expect for Q3 2025?")
+    assert asked.parts[0].figures == frozenset()  # the 3 of Q3 is no figure to find
+    text = "For the third quarter we expect revenue of between £50 million and £52 million."
+    [row] = sentences([Passage(1, "c1", text, "Quarterly report 2025")])
+    judged = judge(asked.parts[0], row, asked.text, similarity=0.6)
+    assert judged.addresses and judged.found is not None
+
+
+def test_a_count_counts_what_follows_how_many_not_the_name_that_owns_it() -> None:
+    assert analyse("How many stores did Fennimore have?").parts[0].counted == ("stor",)
+    assert analyse("How many named users does the licence include?").parts[0].counted == ("user",)
+    # An amount is no count: "£350,000 for … stores".
+    assert find("count", "A budget of £350,000 was set for the stores.", "", ("stor",)) is None
+    assert find("count", "The estate ended the quarter with 112 stores.", "", ("stor",))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- Because the certificate is customer-managed, no credit is due.",  # a clause's opening
+        "Stackwell Logistics Software offered £368,000.",  # an organisation
+        "The figures exclude Acme's outage.",  # the name the question gives
+    ],
+)
+def test_names_that_are_no_person_s_do_not_answer_who(text: str) -> None:
+    assert find("person", text, "Which Acme engineer let the certificate expire?") is None
+
+
+def test_a_preposition_ends_the_thing_asked_for() -> None:
+    assert asked_for("What was the net profit after tax in Q2?") == ("net", "profit")
+    assert expected_kind("What was the net profit after tax in Q2?") == "money"

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from docuchat.research.text import fold
+from docuchat.research.text import STOPWORDS, fold
 from docuchat.research.words import MONTHS, NUMBER_WORDS, stem
 
 Kind = Literal[
@@ -86,12 +86,19 @@ _FINDERS: dict[str, re.Pattern[str]] = {
         re.IGNORECASE,
     ),
 }
-_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’&-]*(?:\s+(?:of\s+)?[A-Z][\w'’&-]*)*")
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'’&-]*(?: (?:of )?[A-Z][\w'’&-]*)*")
 _ROLE_WORDS = frozenset(
     "head manager officer director chair chairman chairwoman chairperson committee board "
     "team lead leader engineer controller counsel owner president secretary supervisor "
     "partner department".split()
 )
+_NOT_PERSONS = frozenset(
+    "ltd limited inc plc llc llp gmbh group company corporation software services systems "
+    "solutions agreement schedule contract policy report minutes committee board council "
+    "department ministry university college school bank street road avenue room floor "
+    "building centre center region".split()
+)
+"""Words that make a name one of an organisation, a document or a place."""
 _COUNT_WORDS = NUMBER_WORDS | {"one", "single"}
 _CALENDAR_WORDS = MONTHS | {
     "monday",
@@ -102,6 +109,7 @@ _CALENDAR_WORDS = MONTHS | {
     "saturday",
     "sunday",
 }
+_CURRENCY_SIGNS = frozenset("£$€¥")
 _ANYTHING_NUMERIC = ("money", "percent", "duration", "quantity")
 
 
@@ -202,7 +210,8 @@ _PHRASE_START = re.compile(
 _LEAD_IN = frozenset("s is are was were the a an our your its their".split())
 _OBJECT_STARTS = frozenset("the a an us our your their its this that these those".split())
 _STOP_HEAD = frozenset(
-    "and or of for per in on at to from by with under about does do did is are was were will "
+    "and or of for per in on at to from by with under about after before during between "
+    "into over than within without via does do did is are was were will "
     "would can could should must has have had we i you our my they it this that".split()
 )
 
@@ -284,7 +293,8 @@ def find(kind: Kind, text: str, question: str = "", counted: Sequence[str] = ())
     give; ``counted``: for a count, the stems of what is counted ("stores")."""
     given = fold(question).lower()
     for value in _values(kind, text, counted):
-        if value.lower() not in given:
+        # "Acme's" is the question's "Acme"
+        if re.sub(r"['’]s$", "", value.lower()) not in given:
             return Found(kind, value)
     return None
 
@@ -316,17 +326,28 @@ def _spans(text: str, kinds: Sequence[str]) -> list[tuple[int, int]]:
 
 
 def _may_be_person(name: str) -> bool:
-    """Not an acronym ("TLS"), a month or a day: a name a person may have."""
-    first = name.split()[0]
-    return not first.isupper() and first.lower() not in _CALENDAR_WORDS
+    """Not an acronym ("TLS"), a month, a day, a word that opens a clause ("Because") or a
+    name of an organisation, a document or a place ("Logistics Software", "the Software
+    Subscription Agreement", "Room 3B"): a name a person may have."""
+    said = name.split()
+    first = said[0].lower()
+    return (
+        not said[0].isupper()
+        and first not in _CALENDAR_WORDS
+        and first not in STOPWORDS
+        and not _NOT_PERSONS.intersection(w.lower() for w in said)
+    )
 
 
 def _counts(text: str, counted: Sequence[str]) -> list[str]:
     """Numbers followed, within five words, by a word for what is counted ("250 Named
     Users", "12 days of on-site training", "5 University of California campuses")."""
-    tokens = re.findall(r"[\w'’.,:-]+", text)
+    matches = list(re.finditer(r"[\w'’.,:-]+", text))
+    tokens = [m.group() for m in matches]
     found = []
     for i, token in enumerate(tokens):
+        if text[max(0, matches[i].start() - 1) : matches[i].start()] in _CURRENCY_SIGNS:
+            continue  # "£350,000" is an amount, not a count
         bare = token.strip(".,").lower()
         beside = {t.strip(".,").lower() for t in tokens[max(0, i - 1) : i + 2]}
         if beside & MONTHS:  # a day of the month ("14 March"), not a count

@@ -246,8 +246,7 @@ def _part(clause: str) -> Part:
     terms = {stem(w): 1.0 for w in said if is_key(w)}
     counted: tuple[str, ...] = ()
     if kind == "count":
-        after = re.split(r"\bhow many\b", fold(clause).lower(), maxsplit=1)[-1]
-        counted = tuple(stem(w) for w in words(after)[:3] if is_key(w))
+        counted = _counted(clause)
     named = tuple(n for n in _names(clause) if set(n) <= terms.keys())
     phrase = [w for w in asked_for(clause) if is_key(w)]
     last = phrase[-1] if phrase else ""
@@ -266,6 +265,21 @@ def _part(clause: str) -> Part:
         figures=numbers(_CODE_WORD.sub(" ", clause)) - set().union(*(set(n) for n in named)),
         negated=bool(_NOT.search(clause)),
     )
+
+
+def _counted(clause: str) -> tuple[str, ...]:
+    """Stems of what a count asks for: the key words of the three after "how many", up to a
+    name after them ("how many *named users* does…"; "how many *stores* did Fennimore
+    have": not Fennimore, the count's owner)."""
+    after = re.split(r"\bhow many\b", fold(clause), maxsplit=1, flags=re.IGNORECASE)[-1]
+    found: list[str] = []
+    for word in re.findall(r"[\w'’-]+", after)[:3]:
+        if word[0].isupper() and found:
+            break
+        bare = words(word)
+        if bare and is_key(bare[0]):
+            found.append(stem(bare[0]))
+    return tuple(found)
 
 
 def _names(text: str) -> list[tuple[str, ...]]:

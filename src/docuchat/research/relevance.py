@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from docuchat.research.citations import Verification
@@ -66,8 +66,22 @@ _RANGE = re.compile(
     rf"|\b(?:up to|below|under|less than|no more than|at most)\D{{0,3}}(?P<upto>{_NUM})"
     rf"|\b(?:over|above|more than|at least|exceeding)\D{{0,3}}(?P<over>{_NUM})"
 )
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+_QUARTER = re.compile(r"\b(first|second|third|fourth) quarter\b", re.IGNORECASE)
 SLIP_LENGTH = 5
 VALUE_STEMS = frozenset(stem(w) for w in VALUE_NOUNS)
+
+
+@dataclass(frozen=True, slots=True)
+class Elsewhere:
+    """A sentence of another document that holds most of a part's terms but not one of its
+    names (asked of Brightline, it is Acme's schedule that states it): the documents say
+    this of another subject."""
+
+    text: str
+    coverage: float
+    names: tuple[str, ...]
+    """The part's names (and figures) it lacks."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +103,9 @@ class Addressing:
     """The sentence holds enough of the part's terms (``Thresholds``)."""
     unnegated: bool = False
     """The question asks what is not so, and the sentence says nothing is not."""
-    """The part's terms the sentence and its surroundings hold."""
+    elsewhere: Elsewhere | None = None
+    """A sentence of another document that holds more of the part's terms for another
+    subject: this one, which holds fewer, is a near miss."""
 
     def reasons(self) -> list[str]:
         """Why it addresses the part or not, in words."""
@@ -100,6 +116,12 @@ class Addressing:
             said.append(f"does not mention {' '.join(self.missing_head)}")
         if self.unnegated:
             said.append("says nothing is not so, where the question asks what is not")
+        if self.elsewhere is not None:
+            other = self.elsewhere
+            said.append(
+                f"another document holds more of the question's terms ({other.coverage:.0%}) "
+                f"but of another subject (not {', '.join(other.names)}): “{_short(other.text)}”"
+            )
         if not self.covered:
             close = "" if self.similarity is None else f", similarity {self.similarity:.2f}"
             said.append(f"holds {self.coverage:.0%} of the question's terms{close}")
@@ -130,12 +152,16 @@ def judge(
     quoted: str | None = None,
     similarity: float | None = None,
     limits: Thresholds = THRESHOLDS,
+    elsewhere: Elsewhere | None = None,
 ) -> Addressing:
     """``sentence`` against ``part``; ``quoted``: the text that states the fact, when more
     than the sentence (a list's introduction quoted with its item); ``similarity``: the
-    cosine of the sentence's and the question's embeddings, when an embedder is at hand."""
-    around = sentence.surroundings
+    cosine of the sentence's and the question's embeddings, when an embedder is at hand;
+    ``elsewhere``: the sentence of another document that says most of the part of another
+    subject (``other_subject``), which a sentence holding fewer of its terms does not
+    outdo."""
     stated = quoted or sentence.text
+    around = sentence.surroundings | _quarters(stated)
     missing = tuple(sorted(_missing_names(part, around)))
     missing += tuple(f for f in sorted(part.figures) if not _figure_stated(f, sentence, stated))
     unsaid = [w for w in part.head if not _said(w, sentence.nearby)]
@@ -157,11 +183,13 @@ def judge(
         covered = coverage >= limits.words_only
     else:
         covered = coverage >= limits.coverage or (close and coverage >= limits.close_coverage)
+    outdone = elsewhere if elsewhere is not None and elsewhere.coverage > coverage else None
     addresses = (
         not missing
         and not missing_head
         and not unnegated
         and covered
+        and outdone is None
         and (part.kind is None or found is not None)
     )
     return Addressing(
@@ -175,18 +203,50 @@ def judge(
         similarity,
         covered,
         unnegated,
+        outdone,
     )
 
 
 def counted_terms(part: Part) -> dict[str, float]:
     """The part's terms that a sentence's coverage counts, with their weights: not a word
     that names a value of the kind asked for ("the *limit*"), which is the kind's to find."""
-    return {t: w for t, w in part.terms.items() if part.kind is None or t not in VALUE_STEMS}
+    # one that qualifies the thing asked for is not: "the *share* price".
+    valued = VALUE_STEMS - set(part.asked_for[:-1])
+    return {t: w for t, w in part.terms.items() if part.kind is None or t not in valued}
+
+
+def other_subject(
+    judged: Iterable[tuple[Sentence, Addressing]], title: str, limits: Thresholds = THRESHOLDS
+) -> Elsewhere | None:
+    """Of the sentences read (each judged without this test), the one of a document other
+    than ``title`` that holds at least ``limits.coverage`` of the part's terms, and most,
+    but lacks one of its names or figures: what the documents say of another subject. A
+    sentence of the same document that lacks a name may still speak of it in other words
+    ("the island" for Cyprus); another document is about something else."""
+    found = [
+        (j.coverage, s.text, j.missing_names)
+        for s, j in judged
+        if s.title != title and j.missing_names and j.coverage >= limits.coverage
+    ]
+    if not found:
+        return None
+    coverage, text, names = max(found, key=lambda f: f[0])
+    return Elsewhere(text, coverage, names)
+
+
+def _short(text: str, words: int = 16) -> str:
+    said = text.split()
+    return " ".join(said[:words]) + ("…" if len(said) > words else "")
 
 
 def numbered(text: str) -> str:
     """The text's words with every number whole and without thousands separators."""
     return " ".join(numbered_words(text))
+
+
+def _quarters(text: str) -> frozenset[str]:
+    """The quarters a text names in words, as codes: "the third quarter" is Q3."""
+    return frozenset(f"q{_ORDINALS[m.group(1).lower()]}" for m in _QUARTER.finditer(text))
 
 
 def _figure_stated(figure: str, sentence: Sentence, stated: str) -> bool:
@@ -326,7 +386,7 @@ def assess_answer(
     question: the passage sentence its check quoted, judged in its passage. ``passages``:
     every passage the run opened, by citation number."""
     read = {n: _by_id(sentences([_passage(n, c)])) for n, c in passages.items()}
-    judging = _Judging(asked, similarity, limits)
+    judging = _Judging(asked, similarity, limits, read)
     citations: dict[int, CitedRelevance] = {}
     for claim in checked.claims:
         for cited in claim.citations:
@@ -351,12 +411,27 @@ class _Judging:
     asked: Asked
     similarity: SentenceSimilarity | None
     limits: Thresholds
+    read: Mapping[int, Mapping[int, Sentence]]
+    """Every passage the run opened: its sentences by id."""
+    _plain: dict[int, list[tuple[Sentence, Addressing]]] = field(default_factory=dict)
 
     def judge(self, part: Part, s: Sentence, read: Mapping[int, Sentence]) -> Addressing:
         close = None
         if self.similarity is not None:
             close = self.similarity(meant(part, self.asked), [s.text])[0]
-        return judge(part, s, self.asked.text, stating(s, read), close, self.limits)
+        elsewhere = other_subject(self._judged(part), s.title, self.limits)
+        return judge(part, s, self.asked.text, stating(s, read), close, self.limits, elsewhere)
+
+    def _judged(self, part: Part) -> list[tuple[Sentence, Addressing]]:
+        """Every sentence read against ``part``, by words alone (for ``other_subject``)."""
+        key = id(part)
+        if key not in self._plain:
+            self._plain[key] = [
+                (s, judge(part, s, self.asked.text, stating(s, of), None, self.limits))
+                for of in self.read.values()
+                for s in of.values()
+            ]
+        return self._plain[key]
 
     def cited(
         self, n: int, s: Sentence, read: Mapping[int, Sentence], earlier: CitedRelevance | None
@@ -377,7 +452,7 @@ class _Judging:
         """The sentence read that holds most of the part's terms, itself and around it
         (judged by words alone: the similarity of every sentence read would cost an
         embedding each)."""
-        plain = _Judging(self.asked, None, self.limits)
+        plain = _Judging(self.asked, None, self.limits, self.read, self._plain)
         candidates = [
             (n, s, plain.judge(part, s, sentences_of))
             for n, sentences_of in read.items()
@@ -414,10 +489,12 @@ __all__ = [
     "Addressing",
     "AnswerRelevance",
     "CitedRelevance",
+    "Elsewhere",
     "PartRelevance",
     "Thresholds",
     "assess_answer",
     "counted_terms",
     "judge",
     "missing_names",
+    "other_subject",
 ]

@@ -64,6 +64,8 @@ class Sentence:
     """Stems of its document's title and of the heading it stands under."""
     nearby: frozenset[str] = frozenset()
     """Its words and its neighbours' as written (lower case), every one."""
+    title: str = ""
+    """Its document's title."""
 
     @property
     def window(self) -> frozenset[str]:
@@ -99,7 +101,7 @@ def sentences(passages: Iterable[Passage]) -> list[Sentence]:
                 groups.append((number, groups[-1][1] if listed else len(texts)))
                 texts.append(text)
                 settings.append(frozenset(content(words(f"{passage.title} {heading}"))))
-        found += _neighbours(passage.n, rank, texts, groups, settings, len(found))
+        found += _neighbours(passage, rank, texts, groups, settings, len(found))
     return found
 
 
@@ -117,7 +119,7 @@ def _continues(before: str, after: str) -> bool:
 
 
 def _neighbours(
-    n: int,
+    passage: Passage,
     rank: int,
     texts: Sequence[str],
     groups: Sequence[tuple[int, int]],
@@ -141,7 +143,7 @@ def _neighbours(
         items = tuple(sorted(first + j for j in members))
         found.append(
             Sentence(
-                n,
+                passage.n,
                 rank,
                 text,
                 tuple(said[i]),
@@ -154,6 +156,7 @@ def _neighbours(
                 first + i,
                 settings[i],
                 nearby,
+                passage.title,
             )
         )
     return found

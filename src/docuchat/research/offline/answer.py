@@ -17,7 +17,14 @@ from dataclasses import dataclass, field
 from docuchat.research.offline.evidence import Reading, read, relevance
 from docuchat.research.offline.question import Question
 from docuchat.research.questions import Asked, Part
-from docuchat.research.relevance import THRESHOLDS, Addressing, Thresholds, counted_terms, judge
+from docuchat.research.relevance import (
+    THRESHOLDS,
+    Addressing,
+    Thresholds,
+    counted_terms,
+    judge,
+    other_subject,
+)
 from docuchat.research.sentences import (
     SENTENCE_CLOSED,
     Passage,
@@ -110,17 +117,20 @@ def _assess_part(
     scores = {s.id: relevance(s, reading) for s in found}
     ranked = sorted(found, key=lambda s: scores[s.id], reverse=True)
     by_id = {s.id: s for s in found}
-    addressing = [(s, j) for s in ranked if (j := _judge(s, reading, by_id, limits)).addresses]
+    plain = [(s, _judge(s, reading, by_id, limits)) for s in found]
+    addressing = [
+        (s, j) for s in ranked if (j := _judge(s, reading, by_id, limits, plain)).addresses
+    ]
     if addressing:
         s, judged = max(addressing, key=lambda c: scores[c[0].id] + HELD_WEIGHT * _held(part, c[0]))
         quotes = (
-            _pick_more(s, ranked, reading, by_id, limits)
+            _pick_more(s, ranked, reading, by_id, limits, plain)
             if asked.wants_more
-            else _pick(s, ranked, scores, reading, by_id, limits)
+            else _pick(s, ranked, scores, reading, by_id, limits, plain)
         )
         return PartAnswer(part, reading, scores, ranked, s, judged, quotes)
     best = ranked[0]
-    judged = _judge(best, reading, by_id, limits)
+    judged = _judge(best, reading, by_id, limits, plain)
     return PartAnswer(part, reading, scores, ranked, None, judged)
 
 
@@ -132,12 +142,23 @@ def _held(part: Part, s: Sentence) -> float:
     return sum(w for t, w in counted.items() if t in held) / (sum(counted.values()) or 1.0)
 
 
+Judged = Sequence[tuple[Sentence, Addressing]]
+"""Every sentence read, judged without ``other_subject``."""
+
+
 def _judge(
-    s: Sentence, reading: Reading, by_id: Mapping[int, Sentence], limits: Thresholds
+    s: Sentence,
+    reading: Reading,
+    by_id: Mapping[int, Sentence],
+    limits: Thresholds,
+    plain: Judged = (),
 ) -> Addressing:
+    """``s`` against the part; with ``plain``, not when another document says more of the
+    part of another subject (``relevance.other_subject``)."""
     question = reading.question
     similarity = reading.similarity.get(s.id)
-    return judge(question.part, s, question.asked, stating(s, by_id), similarity, limits)
+    elsewhere = other_subject(plain, s.title, limits)
+    return judge(question.part, s, question.asked, stating(s, by_id), similarity, limits, elsewhere)
 
 
 def compose_answer(
@@ -183,6 +204,7 @@ def _pick(
     reading: Reading,
     by_id: Mapping[int, Sentence],
     limits: Thresholds,
+    plain: Judged,
 ) -> list[Quote]:
     """The chosen sentence (with its list's introduction after it when it is an item; with
     the item the question names when it introduces a list), then a second source: the best sentence
@@ -195,7 +217,6 @@ def _pick(
     if item:
         return [(chosen, None), (item, None)]
     left = ANSWER_WORDS - len(chosen.words)
-    part, question = reading.question.part, reading.question.text
     close = [
         s
         for s in ranked
@@ -203,11 +224,7 @@ def _pick(
         and scores[chosen.id] - scores[s.id] <= SECOND_SOURCE_MARGIN
         and not _overlap(s, chosen)
     ]
-    elsewhere = [
-        s
-        for s in close
-        if judge(part, s, question, stating(s, by_id), reading.similarity.get(s.id)).addresses
-    ]
+    elsewhere = [s for s in close if _judge(s, reading, by_id, limits, plain).addresses]
     if elsewhere and len(elsewhere[0].words) <= left and introduction(elsewhere[0], by_id) is None:
         return [(chosen, None), (elsewhere[0], None)]
     if elsewhere and left >= MIN_FRAGMENT_WORDS:
@@ -221,6 +238,7 @@ def _pick_more(
     reading: Reading,
     by_id: Mapping[int, Sentence],
     limits: Thresholds,
+    plain: Judged,
 ) -> list[Quote]:
     """For a question that asks for a list or a summary: the chosen sentence, then the next
     best that address the part too, up to five and 150 words."""
@@ -230,7 +248,7 @@ def _pick_more(
             break
         fits = used + len(other.words) <= LONG_ANSWER_WORDS
         fresh = fits and not any(_overlap(other, c) for c in picked)
-        if fresh and _judge(other, reading, by_id, limits).addresses:
+        if fresh and _judge(other, reading, by_id, limits, plain).addresses:
             picked.append(other)
             used += len(other.words)
     return [(s, None) for s in picked]
