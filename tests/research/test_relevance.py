@@ -268,6 +268,8 @@ def test_a_count_counts_what_follows_how_many_not_the_name_that_owns_it() -> Non
         "- Because the certificate is customer-managed, no credit is due.",  # a clause's opening
         "Stackwell Logistics Software offered £368,000.",  # an organisation
         "The figures exclude Acme's outage.",  # the name the question gives
+        'The agreement starts on the "Effective Date".',  # a contract's defined term
+        "Stackwell would host it in the United States.",  # a place
     ],
 )
 def test_names_that_are_no_person_s_do_not_answer_who(text: str) -> None:

@@ -99,6 +99,9 @@ _NOT_PERSONS = frozenset(
     "building centre center region".split()
 )
 """Words that make a name one of an organisation, a document or a place."""
+_NOT_A_PERSON_BEFORE = re.compile(r"(?:[\"“]|\b(?:in|at) (?:the )?)$", re.IGNORECASE)
+"""What comes before a name that is no person's: a quotation mark (a contract's defined
+term: the "Effective Date") or "in" and "at" (a place: "at the Wakefield centre")."""
 _COUNT_WORDS = NUMBER_WORDS | {"one", "single"}
 _CALENDAR_WORDS = MONTHS | {
     "monday",
@@ -306,7 +309,11 @@ def _values(kind: Kind, text: str, counted: Sequence[str]) -> list[str]:
     if kind == "name":
         return [m.group() for m in _NAME.finditer(folded)]
     if kind == "person":
-        names = [m.group() for m in _NAME.finditer(folded) if _may_be_person(m.group())]
+        names = [
+            m.group()
+            for m in _NAME.finditer(folded)
+            if _may_be_person(m.group()) and not _NOT_A_PERSON_BEFORE.search(folded[: m.start()])
+        ]
         return names + [w for w in re.findall(r"[a-z]+", folded.lower()) if w in _ROLE_WORDS]
     if kind == "quantity":
         dated = _spans(folded, ("date", "time"))
