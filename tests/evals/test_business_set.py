@@ -13,7 +13,7 @@ import pytest
 
 from docuchat.corpus.parse import parse_bytes
 from docuchat.errors import ConfigError
-from docuchat.evals.business_set import find_quote, load_set
+from docuchat.evals.business_set import EvalSet, find_quote, load_set
 
 from .tiny_business_set import ACME_NOTICE, QUESTIONS, SCHEDULE_ROW, write_email, write_set
 
@@ -195,15 +195,70 @@ def test_the_formats_part_loads_with_sheets_decks_and_e_mails() -> None:
     assert not {d.name for d in formats.documents} & {d.name for d in dev.documents}
 
 
-def test_the_sealed_part_loads_and_shares_no_document_with_dev() -> None:
-    """Reports no content of the sealed part, whatever fails (its questions stay unread)."""
+SEALED_PARTS = ("sealed", "sealed2")
+_PERSON_MAIL = re.compile(r"\b([a-z]+)\.([a-z]+)@[a-z0-9-]+\.example\b")
+_MAIL_DOMAIN = re.compile(r"@([a-z0-9-]+)\.example\b")
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
+
+
+def _text(part: EvalSet) -> str:
+    return "\n".join(parse_bytes(d.read_bytes(), d.name).text for d in part.documents)
+
+
+def _names(text: str) -> set[str]:
+    """The people and companies of a part's documents, as capitalised words: the surname of
+    each first.last@ address whose full name the documents write, and for each mail domain
+    the longest capitalised word it starts with (harrierfleet.example: "Harrier")."""
+    words = set(_CAPITALISED.findall(text))
+    lower = text.lower()
+    people = {
+        last.capitalize()
+        for first, last in _PERSON_MAIL.findall(lower)
+        if f"{first} {last}" in lower
+    }
+    companies = set()
+    for domain in set(_MAIL_DOMAIN.findall(lower)):
+        prefixes = [w for w in words if len(w) >= 4 and domain.startswith(w.lower())]
+        companies.add(max(prefixes, key=len) if prefixes else domain.capitalize())
+    return people | companies
+
+
+def test_the_names_of_a_part_are_its_people_and_companies_by_their_addresses() -> None:
+    text = (
+        "Write to Jo Bloggs (jo.bloggs@harrierfleet.example) or to legal@harrierfleet.example."
+        " Harrier Fleet Engineering Ltd. Invoices to accounts.payable@broadwater.example."
+    )
+    assert _names(text) == {"Bloggs", "Harrier", "Broadwater"}
+
+
+def _load_unread(name: str) -> EvalSet:
+    """A part loaded without its fault's message, which could quote a sealed part."""
     try:
-        sealed = load_set(REPOSITORY_SET / "sealed")
+        return load_set(REPOSITORY_SET / name)
     except ConfigError:
-        pytest.fail("the sealed part no longer loads: ask the lead (do not open it)")
-    dev = load_set(REPOSITORY_SET / "dev")
+        pytest.fail(f"the {name} part no longer loads: ask the lead (do not open it)")
+
+
+@pytest.mark.parametrize("name", SEALED_PARTS)
+def test_a_sealed_part_loads_and_shares_no_document_company_or_person(name: str) -> None:
+    """Reports no content of a sealed part, whatever fails (its questions stay unread): each
+    check is a bare bool, so that pytest has no names or quotes to print."""
+    sealed = _load_unread(name)
     assert len(sealed.documents) >= 6 and len(sealed.questions) >= 70, "sealed part too small"
-    shared = {d.name for d in sealed.documents} & {d.name for d in dev.documents}
-    assert not shared, "the parts share documents"
+    assert len({d.suffix for d in sealed.documents}) >= 5, "the sealed part's formats"
+    text = _text(sealed)
+    for other in ("dev", *SEALED_PARTS):
+        if other == name:
+            continue
+        their = _load_unread(other)
+        their_text = _text(their)
+        shares_documents = bool(
+            {d.name for d in sealed.documents} & {d.name for d in their.documents}
+        )
+        assert not shares_documents, f"the {name} and {other} parts share documents"
+        names_theirs = bool(_names(text) & set(_CAPITALISED.findall(their_text)))
+        assert not names_theirs, f"the {other} part names a company or person of the {name} part"
+        named_in_theirs = bool(_names(their_text) & set(_CAPITALISED.findall(text)))
+        assert not named_in_theirs, f"the {name} part names a company or person of the {other} part"
     unanswerable = sum(not q.answerable for q in sealed.questions) / len(sealed.questions)
     assert 0.28 <= unanswerable <= 0.4, "the sealed part's share of unanswerable questions"
