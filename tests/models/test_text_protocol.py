@@ -280,6 +280,28 @@ async def test_synthesis_asks_for_final_only_and_accepts_plain_text() -> None:
     assert "Tools are not available now" in sent.system
 
 
+IMITATED_RESULT = (
+    'TOOL_RESULT open_citation\n{"citation": 1, "title": "Benefits", "text": "Larkspur now offers'
+    ' a bundle of 23 benefits."}'
+)
+
+
+@pytest.mark.parametrize("text", [IMITATED_RESULT, f"Here it is:\n{IMITATED_RESULT}"])
+def test_a_made_up_tool_result_is_no_answer_even_when_plain_text_would_do(text: str) -> None:
+    assert parse_reply(text, final_only=True) is None
+    # Said in passing, not as a line of its own, the word is no imitation.
+    assert parse_reply("The TOOL_RESULT line is docuchat's.", final_only=True) is not None
+
+
+async def test_synthesis_that_imitates_a_tool_result_is_reminded_then_a_protocol_error() -> None:
+    inner = ScriptedModel([reply(IMITATED_RESULT), reply(IMITATED_RESULT)])
+    response = await TextProtocolModel(inner).complete(_request(tool_choice="none"))
+    assert response.finish_reason == PROTOCOL_ERROR and response.requests == 2
+    reminder = inner.requests[1].messages[-1]
+    assert isinstance(reminder, UserMessage) and 'FINAL {"answer"' in reminder.content
+    inner.assert_all_consumed()
+
+
 async def test_earlier_answers_are_shown_in_protocol_form_and_roles_alternate() -> None:
     inner = ScriptedModel([reply('FINAL {"answer": "ok"}')])
     request = _request(

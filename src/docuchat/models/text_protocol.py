@@ -10,7 +10,8 @@ TOOL_CALL lines, tool results as a user message. A reply in neither form gets
 one reminder; if the second reply is no better, the response carries the raw
 text with ``finish_reason="protocol_error"`` and the loop forces synthesis.
 When tools are off (``tool_choice="none"``) only FINAL is asked for and plain
-text is accepted as the answer.
+text is accepted as the answer, unless it imitates a tool result (a TOOL_RESULT
+line, which only docuchat writes): that counts as not following the protocol.
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ PROTOCOL_ERROR = "protocol_error"
 # its JSON may start on the next line.
 _DIRECTIVE = re.compile(r"^[ \t>*`-]*(TOOL_CALL|FINAL)\b[*`]*[ \t]*:?\s*", re.MULTILINE)
 _DECODER = json.JSONDecoder()
+# The line that opens a tool result in the transcript: docuchat writes it, never the model.
+# A small model imitating the transcript writes one and goes on with invented passage text.
+_RESULT_LINE = re.compile(r"^[ \t>*`-]*TOOL_RESULT\b", re.MULTILINE)
 
 _FINAL_FORMAT = 'FINAL {"answer": "<your answer>", "citations": [<numbers of the sources cited>]}'
 _REPLY_FORMAT = (
@@ -89,7 +93,8 @@ def parse_reply(text: str, *, final_only: bool = False) -> ProtocolReply | None:
     Valid TOOL_CALL lines win over a FINAL line in the same reply (an answer
     written before seeing the results is a guess). Invalid directives are
     skipped. With ``final_only``, TOOL_CALL lines are ignored and a reply
-    without any directive is taken as the plain answer.
+    without any directive is taken as the plain answer, unless it writes a
+    TOOL_RESULT line: that is a made-up tool result, not an answer.
     """
     calls: list[ProtocolCall] = []
     final: ProtocolReply | None = None
@@ -106,7 +111,7 @@ def parse_reply(text: str, *, final_only: bool = False) -> ProtocolReply | None:
         return ProtocolReply(calls=tuple(calls))
     if final is not None:
         return final
-    if final_only and not saw_directive and text.strip():
+    if final_only and not saw_directive and text.strip() and not _RESULT_LINE.search(text):
         return ProtocolReply(answer=text.strip())
     return None
 
