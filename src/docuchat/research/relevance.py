@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from docuchat.research.citations import Verification
@@ -183,16 +183,14 @@ def judge(
         covered = coverage >= limits.words_only
     else:
         covered = coverage >= limits.coverage or (close and coverage >= limits.close_coverage)
-    outdone = elsewhere if elsewhere is not None and elsewhere.coverage > coverage else None
     addresses = (
         not missing
         and not missing_head
         and not unnegated
         and covered
-        and outdone is None
         and (part.kind is None or found is not None)
     )
-    return Addressing(
+    judged = Addressing(
         addresses,
         coverage,
         found,
@@ -203,8 +201,17 @@ def judge(
         similarity,
         covered,
         unnegated,
-        outdone,
     )
+    return outdone(judged, elsewhere)
+
+
+def outdone(judged: Addressing, elsewhere: Elsewhere | None) -> Addressing:
+    """``judged`` once ``elsewhere`` is known (``other_subject``): a sentence holding fewer of
+    the part's terms than another document's sentence about another subject is a near miss.
+    Applied to a judgement already made, so that nothing is judged twice for it."""
+    if elsewhere is None or elsewhere.coverage <= judged.coverage:
+        return judged
+    return replace(judged, addresses=False, elsewhere=elsewhere)
 
 
 def counted_terms(part: Part) -> dict[str, float]:
@@ -497,4 +504,5 @@ __all__ = [
     "judge",
     "missing_names",
     "other_subject",
+    "outdone",
 ]

@@ -20,10 +20,12 @@ from docuchat.research.questions import Asked, Part
 from docuchat.research.relevance import (
     THRESHOLDS,
     Addressing,
+    Elsewhere,
     Thresholds,
     counted_terms,
     judge,
     other_subject,
+    outdone,
 )
 from docuchat.research.sentences import (
     SENTENCE_CLOSED,
@@ -117,21 +119,18 @@ def _assess_part(
     scores = {s.id: relevance(s, reading) for s in found}
     ranked = sorted(found, key=lambda s: scores[s.id], reverse=True)
     by_id = {s.id: s for s in found}
-    plain = [(s, _judge(s, reading, by_id, limits)) for s in found]
-    addressing = [
-        (s, j) for s in ranked if (j := _judge(s, reading, by_id, limits, plain)).addresses
-    ]
+    judgements = _Judgements.of(found, reading, by_id, limits)
+    addressing = [(s, j) for s in ranked if (j := judgements.judged(s)).addresses]
     if addressing:
         s, judged = max(addressing, key=lambda c: scores[c[0].id] + HELD_WEIGHT * _held(part, c[0]))
         quotes = (
-            _pick_more(s, ranked, reading, by_id, limits, plain)
+            _pick_more(s, ranked, judgements)
             if asked.wants_more
-            else _pick(s, ranked, scores, reading, by_id, limits, plain)
+            else _pick(s, ranked, scores, reading, by_id, judgements)
         )
         return PartAnswer(part, reading, scores, ranked, s, judged, quotes)
     best = ranked[0]
-    judged = _judge(best, reading, by_id, limits, plain)
-    return PartAnswer(part, reading, scores, ranked, None, judged)
+    return PartAnswer(part, reading, scores, ranked, None, judgements.judged(best))
 
 
 def _held(part: Part, s: Sentence) -> float:
@@ -142,23 +141,40 @@ def _held(part: Part, s: Sentence) -> float:
     return sum(w for t, w in counted.items() if t in held) / (sum(counted.values()) or 1.0)
 
 
-Judged = Sequence[tuple[Sentence, Addressing]]
-"""Every sentence read, judged without ``other_subject``."""
+@dataclass(slots=True)
+class _Judgements:
+    """Every sentence read, judged against the part once; the other-subject test
+    (``relevance.other_subject``) applied on top, worked out once per document."""
 
+    plain: dict[int, tuple[Sentence, Addressing]]
+    limits: Thresholds
+    _elsewhere: dict[str, Elsewhere | None] = field(default_factory=dict)
 
-def _judge(
-    s: Sentence,
-    reading: Reading,
-    by_id: Mapping[int, Sentence],
-    limits: Thresholds,
-    plain: Judged = (),
-) -> Addressing:
-    """``s`` against the part; with ``plain``, not when another document says more of the
-    part of another subject (``relevance.other_subject``)."""
-    question = reading.question
-    similarity = reading.similarity.get(s.id)
-    elsewhere = other_subject(plain, s.title, limits)
-    return judge(question.part, s, question.asked, stating(s, by_id), similarity, limits, elsewhere)
+    @classmethod
+    def of(
+        cls,
+        found: Sequence[Sentence],
+        reading: Reading,
+        by_id: Mapping[int, Sentence],
+        limits: Thresholds,
+    ) -> _Judgements:
+        part, asked = reading.question.part, reading.question.asked
+        plain = {
+            s.id: (
+                s,
+                judge(part, s, asked, stating(s, by_id), reading.similarity.get(s.id), limits),
+            )
+            for s in found
+        }
+        return cls(plain, limits)
+
+    def judged(self, s: Sentence) -> Addressing:
+        """``s`` against the part, not addressing it when another document says more of the
+        part of another subject."""
+        if s.title not in self._elsewhere:
+            judged = self.plain.values()
+            self._elsewhere[s.title] = other_subject(judged, s.title, self.limits)
+        return outdone(self.plain[s.id][1], self._elsewhere[s.title])
 
 
 def compose_answer(
@@ -203,8 +219,7 @@ def _pick(
     scores: dict[int, float],
     reading: Reading,
     by_id: Mapping[int, Sentence],
-    limits: Thresholds,
-    plain: Judged,
+    judgements: _Judgements,
 ) -> list[Quote]:
     """The chosen sentence (with its list's introduction after it when it is an item; with
     the item the question names when it introduces a list), then a second source: the best sentence
@@ -224,7 +239,7 @@ def _pick(
         and scores[chosen.id] - scores[s.id] <= SECOND_SOURCE_MARGIN
         and not _overlap(s, chosen)
     ]
-    elsewhere = [s for s in close if _judge(s, reading, by_id, limits, plain).addresses]
+    elsewhere = [s for s in close if judgements.judged(s).addresses]
     if elsewhere and len(elsewhere[0].words) <= left and introduction(elsewhere[0], by_id) is None:
         return [(chosen, None), (elsewhere[0], None)]
     if elsewhere and left >= MIN_FRAGMENT_WORDS:
@@ -233,12 +248,7 @@ def _pick(
 
 
 def _pick_more(
-    chosen: Sentence,
-    ranked: Sequence[Sentence],
-    reading: Reading,
-    by_id: Mapping[int, Sentence],
-    limits: Thresholds,
-    plain: Judged,
+    chosen: Sentence, ranked: Sequence[Sentence], judgements: _Judgements
 ) -> list[Quote]:
     """For a question that asks for a list or a summary: the chosen sentence, then the next
     best that address the part too, up to five and 150 words."""
@@ -248,7 +258,7 @@ def _pick_more(
             break
         fits = used + len(other.words) <= LONG_ANSWER_WORDS
         fresh = fits and not any(_overlap(other, c) for c in picked)
-        if fresh and _judge(other, reading, by_id, limits, plain).addresses:
+        if fresh and judgements.judged(other).addresses:
             picked.append(other)
             used += len(other.words)
     return [(s, None) for s in picked]
