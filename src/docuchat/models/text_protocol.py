@@ -45,11 +45,13 @@ PROTOCOL_ERROR = "protocol_error"
 
 # A directive starts a line, possibly after indentation or markdown ("- ", "**", "`");
 # its JSON may start on the next line.
-_DIRECTIVE = re.compile(r"^[ \t>*`-]*(TOOL_CALL|FINAL)\b[*`]*[ \t]*:?\s*", re.MULTILINE)
+_LINE_START = r"^[ \t>*`-]*"
+_DIRECTIVE = re.compile(_LINE_START + r"(TOOL_CALL|FINAL)\b[*`]*[ \t]*:?\s*", re.MULTILINE)
 _DECODER = json.JSONDecoder()
 # The line that opens a tool result in the transcript: docuchat writes it, never the model.
 # A small model imitating the transcript writes one and goes on with invented passage text.
-_RESULT_LINE = re.compile(r"^[ \t>*`-]*TOOL_RESULT\b", re.MULTILINE)
+_RESULT = "TOOL_RESULT"
+_RESULT_LINE = re.compile(_LINE_START + _RESULT + r"\b", re.MULTILINE)
 
 _FINAL_FORMAT = 'FINAL {"answer": "<your answer>", "citations": [<numbers of the sources cited>]}'
 _REPLY_FORMAT = (
@@ -206,7 +208,7 @@ def _plain_message(message: Message) -> UserMessage | AssistantMessage | None:
 def results_text(message: ToolResultsMessage) -> str:
     """Tool results as plain text, for a model that is not shown ``tool`` messages."""
     results = "\n\n".join(
-        f"TOOL_RESULT {result.name}{' (error)' if result.is_error else ''}\n{result.content}"
+        f"{_RESULT} {result.name}{' (error)' if result.is_error else ''}\n{result.content}"
         for result in message.results
     )
     return f"Results of your tool calls:\n\n{results}"
