@@ -1,6 +1,6 @@
 """A part of the business set in two halves, and its eval's figures per half.
 
-``python bench/business_halves.py REPORT.json [--part dev|formats]`` reads the output of
+``python bench/business_halves.py REPORT.json [--part dev|formats|fresh]`` reads the output of
 ``docuchat eval qa --set evals/business/<part> --json`` and prints the figures of each half.
 
 The halves of each part (decided before any change to the model): some documents are the
@@ -11,7 +11,11 @@ measure). The offline model was debugged question by question on the work halves
 measure halves were only measured.
 
 - ``dev``: four documents each (the split the model was built with);
-- ``formats``: the XLSX, PPTX and EML documents, one of each per half.
+- ``formats``: the XLSX, PPTX and EML documents, one of each per half;
+- ``fresh``: four documents each (a new writer's part, split before any model ran on it):
+  the DOCX contract, Markdown handbook, XLSX price list and EML invoice query (with its CSV)
+  are the work half's; the PDF contract, HTML minutes, text incident report and PPTX deck the
+  measure half's.
 """
 
 from __future__ import annotations
@@ -40,6 +44,14 @@ WORK_HALVES = {
             "halden-shopfitting-price-schedule-2025.xlsx",
             "digital-steering-committee-deck-2025-07.pptx",
             "kestrel-delivery-rates-agreed.eml",
+        }
+    ),
+    "fresh": frozenset(
+        {
+            "cobaltline-colocation-agreement.docx",
+            "people-handbook-leave-and-remote-work.md",
+            "wallaroo-price-list-fy2027.xlsx",
+            "yarrabee-invoice-query.eml",
         }
     ),
 }
