@@ -262,3 +262,33 @@ def test_a_sealed_part_loads_and_shares_no_document_company_or_person(name: str)
         assert not named_in_theirs, f"the {name} part names a company or person of the {other} part"
     unanswerable = sum(not q.answerable for q in sealed.questions) / len(sealed.questions)
     assert 0.28 <= unanswerable <= 0.4, "the sealed part's share of unanswerable questions"
+
+
+def test_the_fresh_part_has_each_format_and_shares_nothing_with_the_other_parts() -> None:
+    """The open part by a new writer: one document per format; it shares no document, company
+    or person with any other part (bare bools again: a failure prints nothing of a sealed
+    part)."""
+    fresh = load_set(REPOSITORY_SET / "fresh")
+    kinds = Counter(q.kind for q in fresh.questions)
+    suffixes = Counter(d.suffix for d in fresh.documents)
+    assert suffixes == dict.fromkeys(
+        [".md", ".html", ".docx", ".pdf", ".txt", ".xlsx", ".pptx", ".eml"], 1
+    )
+    assert len(fresh.questions) >= 100 and min(kinds.values()) >= 8
+    assert 0.28 <= kinds["unanswerable"] / len(fresh.questions) <= 0.4
+    categories = Counter(q.category for q in fresh.questions if not q.answerable)
+    assert set(categories) == {"absent_kind", "near_miss", "false_premise"}
+    cited = {e.document for q in fresh.questions for p in q.parts for e in p.evidence}
+    assert "yarrabee-invoice-query.eml › WAL-INV-20931-lines.csv" in cited
+    text = _text(fresh)
+    for other in ("dev", "formats", *SEALED_PARTS):
+        their = _load_unread(other)
+        their_text = _text(their)
+        shares_documents = bool(
+            {d.name for d in fresh.documents} & {d.name for d in their.documents}
+        )
+        assert not shares_documents, f"the fresh and {other} parts share documents"
+        names_theirs = bool(_names(text) & set(_CAPITALISED.findall(their_text)))
+        assert not names_theirs, f"the {other} part names a company or person of the fresh part"
+        named_in_theirs = bool(_names(their_text) & set(_CAPITALISED.findall(text)))
+        assert not named_in_theirs, f"the fresh part names a company or person of the {other} part"
