@@ -6,6 +6,7 @@ import copy
 import json
 import re
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -239,6 +240,23 @@ def _load_unread(name: str) -> EvalSet:
         pytest.fail(f"the {name} part no longer loads: ask the lead (do not open it)")
 
 
+def _assert_shares_nothing(name: str, part: EvalSet, others: Iterable[str]) -> None:
+    """The part shares no document, company or person with the others: each check a bare
+    bool, so that pytest has no names or quotes of a sealed part to print."""
+    text = _text(part)
+    for other in others:
+        their = _load_unread(other)
+        their_text = _text(their)
+        shares_documents = bool(
+            {d.name for d in part.documents} & {d.name for d in their.documents}
+        )
+        assert not shares_documents, f"the {name} and {other} parts share documents"
+        names_theirs = bool(_names(text) & set(_CAPITALISED.findall(their_text)))
+        assert not names_theirs, f"the {other} part names a company or person of the {name} part"
+        named_in_theirs = bool(_names(their_text) & set(_CAPITALISED.findall(text)))
+        assert not named_in_theirs, f"the {name} part names a company or person of the {other} part"
+
+
 @pytest.mark.parametrize("name", SEALED_PARTS)
 def test_a_sealed_part_loads_and_shares_no_document_company_or_person(name: str) -> None:
     """Reports no content of a sealed part, whatever fails (its questions stay unread): each
@@ -246,20 +264,7 @@ def test_a_sealed_part_loads_and_shares_no_document_company_or_person(name: str)
     sealed = _load_unread(name)
     assert len(sealed.documents) >= 6 and len(sealed.questions) >= 70, "sealed part too small"
     assert len({d.suffix for d in sealed.documents}) >= 5, "the sealed part's formats"
-    text = _text(sealed)
-    for other in ("dev", *SEALED_PARTS):
-        if other == name:
-            continue
-        their = _load_unread(other)
-        their_text = _text(their)
-        shares_documents = bool(
-            {d.name for d in sealed.documents} & {d.name for d in their.documents}
-        )
-        assert not shares_documents, f"the {name} and {other} parts share documents"
-        names_theirs = bool(_names(text) & set(_CAPITALISED.findall(their_text)))
-        assert not names_theirs, f"the {other} part names a company or person of the {name} part"
-        named_in_theirs = bool(_names(their_text) & set(_CAPITALISED.findall(text)))
-        assert not named_in_theirs, f"the {name} part names a company or person of the {other} part"
+    _assert_shares_nothing(name, sealed, [o for o in ("dev", *SEALED_PARTS) if o != name])
     unanswerable = sum(not q.answerable for q in sealed.questions) / len(sealed.questions)
     assert 0.28 <= unanswerable <= 0.4, "the sealed part's share of unanswerable questions"
 
@@ -280,15 +285,4 @@ def test_the_fresh_part_has_each_format_and_shares_nothing_with_the_other_parts(
     assert set(categories) == {"absent_kind", "near_miss", "false_premise"}
     cited = {e.document for q in fresh.questions for p in q.parts for e in p.evidence}
     assert "yarrabee-invoice-query.eml › WAL-INV-20931-lines.csv" in cited
-    text = _text(fresh)
-    for other in ("dev", "formats", *SEALED_PARTS):
-        their = _load_unread(other)
-        their_text = _text(their)
-        shares_documents = bool(
-            {d.name for d in fresh.documents} & {d.name for d in their.documents}
-        )
-        assert not shares_documents, f"the fresh and {other} parts share documents"
-        names_theirs = bool(_names(text) & set(_CAPITALISED.findall(their_text)))
-        assert not names_theirs, f"the {other} part names a company or person of the fresh part"
-        named_in_theirs = bool(_names(their_text) & set(_CAPITALISED.findall(text)))
-        assert not named_in_theirs, f"the fresh part names a company or person of the {other} part"
+    _assert_shares_nothing("fresh", fresh, ["dev", "formats", *SEALED_PARTS])
