@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from docuchat.research.addressing import Signals, Verdict, weigh
 from docuchat.research.citations import Verification
 from docuchat.research.kinds import VALUE_NOUNS, Found, Kind, find
 from docuchat.research.questions import Asked, Part, meant
@@ -106,6 +107,13 @@ class Addressing:
     elsewhere: Elsewhere | None = None
     """A sentence of another document that holds more of the part's terms for another
     subject: this one, which holds fewer, is a near miss."""
+    verdict: Verdict | None = None
+    """The score that decides ``addresses`` (``research.addressing``)."""
+    signals: Signals | None = None
+
+    @property
+    def score(self) -> float:
+        return 0.0 if self.verdict is None else self.verdict.score
 
     def reasons(self) -> list[str]:
         """Why it addresses the part or not, in words."""
@@ -130,11 +138,14 @@ class Addressing:
             said.append(f"states {article} {self.found.kind}: {self.found.text}")
         elif self.kind is not None:
             said.append(f"states no {self.kind}")
+        if self.verdict is not None:
+            said.append(self.verdict.said())
         return said
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "addresses": self.addresses,
+            "score": round(self.score, 3),
             "coverage": round(self.coverage, 3),
             "similarity": None if self.similarity is None else round(self.similarity, 3),
             "matched": list(self.matched),
@@ -183,15 +194,24 @@ def judge(
         covered = coverage >= limits.words_only
     else:
         covered = coverage >= limits.coverage or (close and coverage >= limits.close_coverage)
-    addresses = (
-        not missing
-        and not missing_head
-        and not unnegated
-        and covered
-        and (part.kind is None or found is not None)
+    signals = Signals(
+        coverage,
+        held_share(part, sentence),
+        similarity,
+        len(missing) / (len(part.names) + len(part.figures) or 1),
+        covered,
+        close,
+        bool(missing_head),
+        part.kind is not None,
+        found is not None,
+        unnegated,
+        sheet_row=header_and_row(sentence.text) is not None,
     )
+    verdict = weigh(signals)
+    import os
+    gates = not missing and not missing_head and not unnegated and covered and (part.kind is None or found is not None)
     judged = Addressing(
-        addresses,
+        (gates and verdict.addresses) if os.environ.get("MODE") == "gated" else verdict.addresses,
         coverage,
         found,
         part.kind,
@@ -201,6 +221,8 @@ def judge(
         similarity,
         covered,
         unnegated,
+        verdict=verdict,
+        signals=signals,
     )
     return outdone(judged, elsewhere)
 
@@ -209,9 +231,22 @@ def outdone(judged: Addressing, elsewhere: Elsewhere | None) -> Addressing:
     """``judged`` once ``elsewhere`` is known (``other_subject``): a sentence holding fewer of
     the part's terms than another document's sentence about another subject is a near miss.
     Applied to a judgement already made, so that nothing is judged twice for it."""
-    if elsewhere is None or elsewhere.coverage <= judged.coverage:
+    if elsewhere is None or elsewhere.coverage <= judged.coverage or judged.signals is None:
         return judged
-    return replace(judged, addresses=False, elsewhere=elsewhere)
+    signals = replace(judged.signals, elsewhere_margin=elsewhere.coverage - judged.coverage)
+    verdict = weigh(signals)
+    import os
+    return replace(
+        judged, addresses=False if os.environ.get("MODE") == "gated" else verdict.addresses, elsewhere=elsewhere, verdict=verdict, signals=signals
+    )
+
+
+def held_share(part: Part, s: Sentence) -> float:
+    """The weighted share of the part's terms that the sentence itself holds, or its title
+    and heading (not its neighbours: each of them may be a sentence to choose)."""
+    counted = counted_terms(part)
+    held = s.stems | s.setting
+    return sum(w for t, w in counted.items() if t in held) / (sum(counted.values()) or 1.0)
 
 
 def counted_terms(part: Part) -> dict[str, float]:
@@ -501,6 +536,7 @@ __all__ = [
     "Thresholds",
     "assess_answer",
     "counted_terms",
+    "held_share",
     "judge",
     "missing_names",
     "other_subject",

@@ -22,7 +22,6 @@ from docuchat.research.relevance import (
     Addressing,
     Elsewhere,
     Thresholds,
-    counted_terms,
     judge,
     other_subject,
     outdone,
@@ -47,14 +46,6 @@ LONG_ANSWER_WORDS = 150
 LONG_ANSWER_SENTENCES = 5
 SECOND_SOURCE_MARGIN = 3.0
 MIN_FRAGMENT_WORDS = 8
-HELD_WEIGHT = 6.0
-"""Among the sentences that address a part, the one chosen has the best rank plus this times
-the share of the part's terms it holds itself (``_held``): the ranking, fitted on SQuAD, may
-put first a sentence that addresses the part by its neighbours' words (a longer one, or one
-closer in meaning) over the sentence that says it ("payment terms": "Invoices are *payable*
-within 45 days", not the fee rise beside it)."""
-
-
 Quote = tuple[Sentence, int | None]
 """A sentence to quote, whole (None) or its best so many words."""
 
@@ -68,7 +59,7 @@ class PartAnswer:
     scores: dict[int, float]
     ranked: list[Sentence]
     chosen: Sentence | None
-    """The sentence that addresses the part (``HELD_WEIGHT``; None: none does)."""
+    """The sentence that addresses the part with the best score (None: none does)."""
     judged: Addressing | None
     """The chosen sentence's judgement, else the best-ranked sentence's."""
     quotes: list[Quote] = field(default_factory=list)
@@ -119,10 +110,15 @@ def _assess_part(
     scores = {s.id: relevance(s, reading) for s in found}
     ranked = sorted(found, key=lambda s: scores[s.id], reverse=True)
     by_id = {s.id: s for s in found}
-    judgements = _Judgements.of(found, reading, by_id, limits)
+    judgements = Judgements.of(found, reading, by_id, limits)
     addressing = [(s, j) for s in ranked if (j := judgements.judged(s)).addresses]
     if addressing:
-        s, judged = max(addressing, key=lambda c: scores[c[0].id] + HELD_WEIGHT * _held(part, c[0]))
+        # The best-scored; of equals, the best-ranked.
+        import os
+        if os.environ.get('SEL') == 'rank':
+            s, judged = max(addressing, key=lambda c: scores[c[0].id] + 6.0 * c[1].signals.held)
+        else:
+            s, judged = max(addressing, key=lambda c: c[1].score)
         quotes = (
             _pick_more(s, ranked, judgements)
             if asked.wants_more
@@ -133,16 +129,8 @@ def _assess_part(
     return PartAnswer(part, reading, scores, ranked, None, judgements.judged(best))
 
 
-def _held(part: Part, s: Sentence) -> float:
-    """The weighted share of the part's terms that the sentence itself holds, or its title
-    and heading (not its neighbours: each of them may be a sentence to choose)."""
-    counted = counted_terms(part)
-    held = s.stems | s.setting
-    return sum(w for t, w in counted.items() if t in held) / (sum(counted.values()) or 1.0)
-
-
 @dataclass(slots=True)
-class _Judgements:
+class Judgements:
     """Every sentence read, judged against the part once; the other-subject test
     (``relevance.other_subject``) applied on top, worked out once per document."""
 
@@ -157,7 +145,7 @@ class _Judgements:
         reading: Reading,
         by_id: Mapping[int, Sentence],
         limits: Thresholds,
-    ) -> _Judgements:
+    ) -> Judgements:
         part, asked = reading.question.part, reading.question.asked
         plain = {
             s.id: (
@@ -219,7 +207,7 @@ def _pick(
     scores: dict[int, float],
     reading: Reading,
     by_id: Mapping[int, Sentence],
-    judgements: _Judgements,
+    judgements: Judgements,
 ) -> list[Quote]:
     """The chosen sentence (with its list's introduction after it when it is an item; with
     the item the question names when it introduces a list), then a second source: the best sentence
@@ -247,9 +235,7 @@ def _pick(
     return [(chosen, None)]
 
 
-def _pick_more(
-    chosen: Sentence, ranked: Sequence[Sentence], judgements: _Judgements
-) -> list[Quote]:
+def _pick_more(chosen: Sentence, ranked: Sequence[Sentence], judgements: Judgements) -> list[Quote]:
     """For a question that asks for a list or a summary: the chosen sentence, then the next
     best that address the part too, up to five and 150 words."""
     picked, used = [chosen], len(chosen.words)

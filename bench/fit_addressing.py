@@ -1,0 +1,387 @@
+"""Fit the decision whether a sentence addresses a part of a question (``research.addressing``).
+
+``python bench/fit_addressing.py [--write]`` asks every TRAINING question (evals/business/dev
+whole; the work halves of formats and fresh, ``business_halves``) through the real research
+agent with the default offline model, once with the embedder and once with words alone,
+and takes, at the moment the model answers, every sentence of the passages it opened
+against every part of the question, with the signals ``relevance.judge`` reads. A sentence
+is a positive example when it holds a gold answer of its part inside a gold quote, a
+negative one otherwise (every sentence read for an unanswerable question is negative).
+
+Per setting it fits a logistic regression (L2, Newton's method, numpy) and chooses the
+threshold on the probability that maximises right minus wrong on the training questions,
+simulated as the model decides: a part is answered with its best-ranked sentence scoring
+above the threshold, and a question is declined when none of its parts is. ``--write``
+writes the weights into src/docuchat/research/addressing_weights.py.
+The measure halves and the sealed parts are never read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from docuchat.embeddings import Embedder, get_embedder
+from docuchat.evals.business import OWNER, contains_gold, index_key, ingest_documents
+from docuchat.config import Settings
+from docuchat.evals.business_set import Evidence, GoldPart, SetQuestion, find_quote, load_set
+from docuchat.evals.qa import OWNER as SQUAD_OWNER
+from docuchat.evals.qa import ingest_articles, load_squad
+from docuchat.evals.qa import index_key as squad_key
+from docuchat.evals.harness import index_folder, research_agent
+from docuchat.models.base import Model, ModelRequest, ModelResponse, StreamItem
+from docuchat.research import ResearchAgent
+from docuchat.research.addressing import Signals
+from docuchat.research.conversation import history_messages, turn_of
+from docuchat.research.offline import OfflineModel
+from docuchat.research.offline.answer import Judgements
+from docuchat.research.offline.evidence import read, relevance
+from docuchat.research.offline.question import Question
+from docuchat.research.offline.transcript import Turn, read_turn
+from docuchat.research.questions import Asked, Part, analyse
+from docuchat.research.relevance import THRESHOLDS
+from docuchat.research.sentences import Passage, Sentence, sentences
+from docuchat.research.similarity import SentenceSimilarity
+from docuchat.store import open_store
+from docuchat.store.accounts import Turn as ConversationTurn
+from docuchat.store.base import ChunkRecord
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from business_halves import SETS, WORK_HALVES, half_of  # noqa: E402
+
+SQUAD = Path(__file__).resolve().parents[2] / "shared" / "data" / "squad2_dev_3articles.json"
+HELD_OUT_EVERY = 3
+TRAINING = ("dev", "formats", "fresh")
+"""The open parts whose training questions are read (dev whole, the others' work half)."""
+WEIGHTS_FILE = Path(__file__).resolve().parents[1] / "src/docuchat/research/addressing_weights.py"
+L2 = 1.0
+"""The penalty on the weights' squares (the bias is free)."""
+RULES_HELD_WEIGHT = 6.0
+THRESHOLD_GRID = np.round(np.arange(0.05, 0.951, 0.025), 3)
+
+
+@dataclass
+class Capturing:
+    """A model that keeps the transcript it answers from."""
+
+    inner: Model
+    answered_from: Turn | None = None
+    name: str = "offline"
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        response = await self.inner.complete(request)
+        if not response.tool_calls:
+            self.answered_from = read_turn(request.messages)
+        return response
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
+        yield await self.complete(request)
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    signals: Signals
+    positive: bool
+    rank: float
+    """The sentence's ranking score plus 6 times its held share: how the rules chose among
+    the sentences that passed them (for ``rules``)."""
+
+
+@dataclass
+class Asking:
+    """One training question: per part of it, its sentences' examples."""
+
+    question: SetQuestion
+    parts: list[list[Example]] = field(default_factory=list)
+
+
+def training_questions(part: str) -> list[SetQuestion]:
+    questions = load_set(SETS / part).questions
+    if part == "dev":
+        return list(questions)
+    return [q for q in questions if half_of(q, WORK_HALVES[part]) == "work"]
+
+
+async def collect(part: str, embedder: Embedder | None) -> list[Asking]:
+    eval_set = load_set(SETS / part)
+    wanted = training_questions(part)
+    asked_all: list[Asking] = []
+    with index_folder(index_key(eval_set), Path(".cache/eval-index")) as index:
+        store = open_store(index / "set.db")
+        try:
+            doc_ids, _ = ingest_documents(store, OWNER, eval_set.documents)
+            capturing = Capturing(OfflineModel())
+            agent, _ = research_agent(store, OWNER, capturing, embedder)
+            if embedder is not None:
+                capturing.inner = OfflineModel().with_embedder(embedder)
+            similarity = SentenceSimilarity(embedder) if embedder else None
+            for question in wanted:
+                await _ask(agent, capturing, question)
+                turn = capturing.answered_from
+                if turn is None:
+                    continue
+                chunks = {c.id: c for c in store.get_chunks(OWNER, turn.opened)}
+                asked = analyse(turn.question, turn.earlier_questions)
+                gold_doc = {name: doc_ids[name] for name in doc_ids}
+                asked_all.append(
+                    _examples(question, asked, turn.reading_order(), chunks, gold_doc, similarity)
+                )
+        finally:
+            store.close()
+    return asked_all
+
+
+async def _ask(agent: ResearchAgent, capturing: Capturing, question: SetQuestion) -> None:
+    turns: list[ConversationTurn] = []
+    for earlier in question.history:
+        turns.append(turn_of(await agent.ask(earlier, history=history_messages(turns, len(turns)))))
+    capturing.answered_from = None
+    await agent.ask(question.text, history=history_messages(turns, len(turns)))
+
+
+def _examples(
+    question: SetQuestion,
+    asked: Asked,
+    passages: Sequence[Passage],
+    chunks: dict[str, ChunkRecord],
+    doc_ids: dict[str, str],
+    similarity: SentenceSimilarity | None,
+) -> Asking:
+    found = sentences(passages)
+    by_id = {s.id: s for s in found}
+    chunk_of = {p.n: chunks.get(p.chunk_id) for p in passages}
+    asking = Asking(question)
+    for i, part in enumerate(asked.parts):
+        gold = _gold_part(question, asked, part, i)
+        reading = read(Question.of(part, asked), found, similarity)
+        judgements = Judgements.of(found, reading, by_id, THRESHOLDS)
+        examples = []
+        for s in found:
+            judged = judgements.judged(s)
+            assert judged.signals is not None
+            positive = gold is not None and _holds(s, chunk_of.get(s.n), gold, doc_ids)
+            rank = relevance(s, reading) + RULES_HELD_WEIGHT * judged.signals.held
+            examples.append(Example(judged.signals, positive, rank))
+        asking.parts.append(examples)
+    return asking
+
+
+def _gold_part(question: SetQuestion, asked: Asked, part: Part, i: int) -> GoldPart | None:
+    """The gold part an asked part stands for: by subject, else by position."""
+    if not question.parts:
+        return None
+    if part.subject:
+        for gold in question.parts:
+            if gold.subject and gold.subject.casefold() in part.subject.casefold():
+                return gold
+    if len(asked.parts) == len(question.parts):
+        return question.parts[i]
+    return question.parts[0] if len(question.parts) == 1 else None
+
+
+def _holds(s: Sentence, chunk: ChunkRecord | None, gold: GoldPart, doc_ids: dict[str, str]) -> bool:
+    """The sentence holds a gold answer and lies inside a gold quote of its document."""
+    if chunk is None or not any(contains_gold(s.text, a) for a in gold.answers):
+        return False
+    at = find_quote(chunk.text, s.text)
+    if at is None:
+        return False
+    start, end = chunk.start + at[0], chunk.start + at[1]
+    return any(
+        doc_ids.get(e.document) == chunk.doc_id and start < e.end and e.start < end
+        for e in gold.evidence
+    )
+
+
+# ── SQuAD's training paragraphs ─────────────────────────────────────────────
+async def collect_squad(path: Path, embedder: Embedder | None) -> list[Asking]:
+    """SQuAD's training paragraphs (``qa_offline.held_out``: every third is held out): a
+    sentence is positive when it is in the question's paragraph and holds a gold answer."""
+    dataset = load_squad(path)
+    asked_all = []
+    with index_folder(squad_key(dataset), Settings().home / "eval") as folder:
+        store = open_store(folder / "qa.db")
+        try:
+            ingested = ingest_articles(store, SQUAD_OWNER, dataset.articles, folder)
+            capturing = Capturing(OfflineModel())
+            agent, _ = research_agent(store, SQUAD_OWNER, capturing, embedder)
+            if embedder is not None:
+                capturing.inner = OfflineModel().with_embedder(embedder)
+            similarity = SentenceSimilarity(embedder) if embedder else None
+            for q in dataset.questions:
+                if q.paragraph % HELD_OUT_EVERY == HELD_OUT_EVERY - 1:
+                    continue
+                capturing.answered_from = None
+                await agent.ask(q.text)
+                turn = capturing.answered_from
+                if turn is None:
+                    continue
+                chunks = {c.id: c for c in store.get_chunks(SQUAD_OWNER, turn.opened)}
+                article = ingested[q.article]
+                start, end = article.paragraph_spans[q.paragraph]
+                evidence = Evidence("article", "", start, end)
+                gold = SetQuestion(
+                    q.id,
+                    "fact" if q.answerable else "unanswerable",
+                    q.text,
+                    (GoldPart(q.answers, (evidence,)),) if q.answerable else (),
+                )
+                asked = analyse(turn.question)
+                asked_all.append(
+                    _examples(
+                        gold,
+                        asked,
+                        turn.reading_order(),
+                        chunks,
+                        {"article": article.doc_id},
+                        similarity,
+                    )
+                )
+        finally:
+            store.close()
+    return asked_all
+
+
+# ── the fit ─────────────────────────────────────────────────────────────────
+def names_of(by_meaning: bool) -> list[str]:
+    probe = Signals(0.0, 0.0, 0.0 if by_meaning else None, 0.0, *[False] * 6)
+    return sorted(probe.values())
+
+
+def matrix(examples: Sequence[Example], names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    x = np.array([[e.signals.values()[n] for n in names] for e in examples], dtype=float)
+    y = np.array([float(e.positive) for e in examples])
+    return x, y
+
+
+def fit(x: np.ndarray, y: np.ndarray, l2: float = L2) -> tuple[np.ndarray, float]:
+    """Logistic regression by Newton's method; the weights and the bias."""
+    design = np.hstack([x, np.ones((len(x), 1))])
+    w = np.zeros(design.shape[1])
+    penalty = np.full(design.shape[1], l2)
+    penalty[-1] = 0.0
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-design @ w))
+        gradient = design.T @ (p - y) + penalty * w
+        hessian = (design * (p * (1 - p))[:, None]).T @ design + np.diag(penalty)
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return w[:-1], float(w[-1])
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    right: int
+    wrong: int
+    n: int
+
+
+def simulate(
+    asked: Sequence[Asking],
+    score: Callable[[Example], float],
+    threshold: float,
+    by_score: bool = True,
+) -> Outcome:
+    """Each question decided as the model decides: per part, the best-scored sentence among
+    those whose score reaches the threshold (``by_score``; else the best-ranked, as the
+    rules chose); declined when no part has one."""
+    right = wrong = 0
+    for asking in asked:
+        chosen = []
+        for examples in asking.parts:
+            above = [e for e in examples if score(e) >= threshold]
+            key = score if by_score else (lambda e: e.rank)
+            chosen.append(max(above, key=key) if above else None)
+        answered = any(c is not None for c in chosen)
+        if not asking.question.answerable:
+            right += not answered
+            wrong += answered
+            continue
+        good = bool(chosen) and all(c is not None and c.positive for c in chosen)
+        right += good
+        wrong += answered and not good
+    return Outcome(right, wrong, len(asked))
+
+
+def rules(e: Example) -> float:
+    """The hard gates ``relevance.judge`` used before (1: addresses), for comparison."""
+    s, limits = e.signals, THRESHOLDS
+    if s.similarity is None:
+        covered = s.coverage >= limits.words_only
+    else:
+        close = s.similarity >= limits.close and not s.sheet_row
+        covered = s.coverage >= limits.coverage or (close and s.coverage >= limits.close_coverage)
+    passes = not (s.names_missing or s.head_missing or s.unnegated or s.elsewhere_margin)
+    return float(passes and covered and not (s.kind_asked and not s.kind_found))
+
+
+def choose_threshold(
+    asked: Sequence[Asking], score: Callable[[Example], float]
+) -> tuple[float, Outcome]:
+    best = max(
+        ((float(t), simulate(asked, score, float(t))) for t in THRESHOLD_GRID),
+        key=lambda c: (c[1].right - c[1].wrong, -c[1].wrong),
+    )
+    return best
+
+
+def write(fitted: dict[str, tuple[dict[str, float], float, float]]) -> None:
+    lines = [
+        '"""The fitted weights of ``research.addressing``: written by',
+        "``python bench/fit_addressing.py --write`` (do not edit by hand).",
+        '"""',
+        "",
+    ]
+    for setting, (weights, bias, threshold) in fitted.items():
+        lines.append(f"{setting} = {{")
+        lines += [f'    "{n}": {w:.4f},' for n, w in weights.items()]
+        lines += ["}", f"{setting}_BIAS = {bias:.4f}", f"{setting}_THRESHOLD = {threshold:.3f}"]
+    WEIGHTS_FILE.write_text("\n".join(lines) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--write", action="store_true", help="write the weights into src")
+    parser.add_argument("--parts", nargs="+", default=list(TRAINING), help="training parts")
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    embedder = get_embedder("auto", purpose="documents")
+    fitted = {}
+    for setting, used in (("BY_MEANING", embedder), ("BY_WORDS", None)):
+        asked = [
+            a
+            for part in args.parts
+            if (SETS / part).is_dir()
+            for a in asyncio.run(collect(part, used))
+        ]
+        examples = [e for a in asked for p in a.parts for e in p]
+        names = names_of(used is not None)
+        x, y = matrix(examples, names)
+        w, bias = fit(x, y)
+        weights = dict(zip(names, (float(v) for v in w), strict=True))
+
+        def score(e: Example, weights: dict[str, float] = weights, bias: float = bias) -> float:
+            logit = bias + sum(weights[n] * v for n, v in e.signals.values().items())
+            return float(1.0 / (1.0 + np.exp(-logit)))
+
+        print("  rules:", simulate(asked, rules, 0.5, by_score=False))
+        threshold, outcome = choose_threshold(asked, score)
+        print(f"{setting}: {len(asked)} questions, {len(examples)} sentences, {int(y.sum())} +")
+        print("  weights", {n: round(v, 2) for n, v in weights.items()}, "bias", round(bias, 2))
+        print(f"  threshold {threshold}: right {outcome.right}, wrong {outcome.wrong}")
+        fitted[setting] = (weights, bias, threshold)
+    if args.write:
+        write(fitted)
+
+
+if __name__ == "__main__":
+    main()
