@@ -10,9 +10,13 @@ negative one otherwise (every sentence read for an unanswerable question is nega
 
 Per setting it fits a logistic regression (L2, Newton's method, numpy) and chooses the
 threshold on the probability that maximises right minus wrong on the training questions,
-simulated as the model decides: a part is answered with its best-ranked sentence scoring
-above the threshold, and a question is declined when none of its parts is. ``--write``
-writes the weights into src/docuchat/research/addressing_weights.py.
+simulated as the model decides with the score alone (``--decision score``): a part is
+answered with its best-scored sentence scoring above the threshold, and a question is
+declined when none of its parts is. It reports, per training part, that decision beside
+the gates choosing by rank (the model before) and the gates choosing by score (the
+default); ``--squad FILE``: the same on SQuAD's training paragraphs (every third paragraph
+is held out), which no threshold on the score keeps answering as the gates do.
+``--write`` writes the weights into src/docuchat/research/addressing_weights.py.
 The measure halves and the sealed parts are never read.
 """
 
@@ -23,22 +27,22 @@ import asyncio
 import os
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
+from docuchat.config import Settings
 from docuchat.embeddings import Embedder, get_embedder
 from docuchat.evals.business import OWNER, contains_gold, index_key, ingest_documents
-from docuchat.config import Settings
 from docuchat.evals.business_set import Evidence, GoldPart, SetQuestion, find_quote, load_set
-from docuchat.evals.qa import OWNER as SQUAD_OWNER
-from docuchat.evals.qa import ingest_articles, load_squad
-from docuchat.evals.qa import index_key as squad_key
 from docuchat.evals.harness import index_folder, research_agent
+from docuchat.evals.qa import OWNER as SQUAD_OWNER
+from docuchat.evals.qa import index_key as squad_key
+from docuchat.evals.qa import ingest_articles, load_squad
 from docuchat.models.base import Model, ModelRequest, ModelResponse, StreamItem
 from docuchat.research import ResearchAgent
-from docuchat.research.addressing import Signals
+from docuchat.research.addressing import Signals, Weights, weigh
 from docuchat.research.conversation import history_messages, turn_of
 from docuchat.research.offline import OfflineModel
 from docuchat.research.offline.answer import Judgements
@@ -54,7 +58,7 @@ from docuchat.store.accounts import Turn as ConversationTurn
 from docuchat.store.base import ChunkRecord
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from business_halves import SETS, WORK_HALVES, half_of  # noqa: E402
+from business_halves import SETS, WORK_HALVES, half_of
 
 SQUAD = Path(__file__).resolve().parents[2] / "shared" / "data" / "squad2_dev_3articles.json"
 HELD_OUT_EVERY = 3
@@ -63,7 +67,7 @@ TRAINING = ("dev", "formats", "fresh")
 WEIGHTS_FILE = Path(__file__).resolve().parents[1] / "src/docuchat/research/addressing_weights.py"
 L2 = 1.0
 """The penalty on the weights' squares (the bias is free)."""
-RULES_HELD_WEIGHT = 6.0
+RANKED_HELD_WEIGHT = 6.0
 THRESHOLD_GRID = np.round(np.arange(0.05, 0.951, 0.025), 3)
 
 
@@ -89,9 +93,11 @@ class Capturing:
 class Example:
     signals: Signals
     positive: bool
+    passes: bool
+    """It passes the gates (``Thresholds.gates``)."""
     rank: float
-    """The sentence's ranking score plus 6 times its held share: how the rules chose among
-    the sentences that passed them (for ``rules``)."""
+    """Its ranking score plus ``RANKED_HELD_WEIGHT`` times its held share: how the model
+    chose among the sentences that pass the gates before the score."""
 
 
 @dataclass
@@ -167,8 +173,8 @@ def _examples(
             judged = judgements.judged(s)
             assert judged.signals is not None
             positive = gold is not None and _holds(s, chunk_of.get(s.n), gold, doc_ids)
-            rank = relevance(s, reading) + RULES_HELD_WEIGHT * judged.signals.held
-            examples.append(Example(judged.signals, positive, rank))
+            rank = relevance(s, reading) + RANKED_HELD_WEIGHT * judged.signals.held
+            examples.append(Example(judged.signals, positive, judged.addresses, rank))
         asking.parts.append(examples)
     return asking
 
@@ -282,105 +288,120 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = L2) -> tuple[np.ndarray, float
 class Outcome:
     right: int
     wrong: int
+    """Answered, and not right."""
     n: int
+
+    def __str__(self) -> str:
+        return f"right {self.right}/{self.n}, wrong {self.wrong}"
 
 
 def simulate(
     asked: Sequence[Asking],
-    score: Callable[[Example], float],
-    threshold: float,
-    by_score: bool = True,
+    addresses: Callable[[Example], bool],
+    choice: Callable[[Example], float],
 ) -> Outcome:
-    """Each question decided as the model decides: per part, the best-scored sentence among
-    those whose score reaches the threshold (``by_score``; else the best-ranked, as the
-    rules chose); declined when no part has one."""
+    """Each question decided as the model decides: per part, of the sentences that address
+    it, the one ``choice`` puts first; declined when no part has one. Right: every part's
+    chosen sentence holds its gold answer (or, unanswerable, declined)."""
     right = wrong = 0
     for asking in asked:
         chosen = []
         for examples in asking.parts:
-            above = [e for e in examples if score(e) >= threshold]
-            key = score if by_score else (lambda e: e.rank)
-            chosen.append(max(above, key=key) if above else None)
+            addressing = [e for e in examples if addresses(e)]
+            chosen.append(max(addressing, key=choice) if addressing else None)
         answered = any(c is not None for c in chosen)
-        if not asking.question.answerable:
-            right += not answered
-            wrong += answered
-            continue
-        good = bool(chosen) and all(c is not None and c.positive for c in chosen)
+        good = (
+            all(c is not None and c.positive for c in chosen)
+            if asking.question.answerable
+            else not answered
+        )
         right += good
         wrong += answered and not good
     return Outcome(right, wrong, len(asked))
 
 
-def rules(e: Example) -> float:
-    """The hard gates ``relevance.judge`` used before (1: addresses), for comparison."""
-    s, limits = e.signals, THRESHOLDS
-    if s.similarity is None:
-        covered = s.coverage >= limits.words_only
-    else:
-        close = s.similarity >= limits.close and not s.sheet_row
-        covered = s.coverage >= limits.coverage or (close and s.coverage >= limits.close_coverage)
-    passes = not (s.names_missing or s.head_missing or s.unnegated or s.elsewhere_margin)
-    return float(passes and covered and not (s.kind_asked and not s.kind_found))
+def choose_threshold(asked: Sequence[Asking], weights: Weights) -> tuple[float, Outcome]:
+    """The threshold on the score with the most questions right less wrong answers."""
+
+    def outcome(threshold: float) -> Outcome:
+        def score(e: Example) -> float:
+            return weigh(e.signals, weights).score
+
+        return simulate(asked, lambda e: score(e) >= threshold, score)
+
+    found = [(float(t), outcome(float(t))) for t in THRESHOLD_GRID]
+    return max(found, key=lambda f: (f[1].right - f[1].wrong, -f[1].wrong))
 
 
-def choose_threshold(
-    asked: Sequence[Asking], score: Callable[[Example], float]
-) -> tuple[float, Outcome]:
-    best = max(
-        ((float(t), simulate(asked, score, float(t))) for t in THRESHOLD_GRID),
-        key=lambda c: (c[1].right - c[1].wrong, -c[1].wrong),
-    )
-    return best
+def report(name: str, asked: Sequence[Asking], weights: Weights) -> None:
+    """The three decisions on ``asked``: the gates choosing by rank (the rules before), the
+    gates choosing by score (the default), the score alone (``--decision score``)."""
+
+    def score(e: Example) -> float:
+        return weigh(e.signals, weights).score
+
+    def alone(e: Example) -> bool:
+        return score(e) >= weights.threshold
+
+    print(f"  {name}: gates, by rank: {simulate(asked, lambda e: e.passes, lambda e: e.rank)}")
+    print(f"  {name}: gates, by score: {simulate(asked, lambda e: e.passes, score)}")
+    print(f"  {name}: score alone: {simulate(asked, alone, score)}")
 
 
-def write(fitted: dict[str, tuple[dict[str, float], float, float]]) -> None:
+def write(found: dict[str, Weights]) -> None:
     lines = [
         '"""The fitted weights of ``research.addressing``: written by',
         "``python bench/fit_addressing.py --write`` (do not edit by hand).",
         '"""',
         "",
     ]
-    for setting, (weights, bias, threshold) in fitted.items():
+    for setting, weights in found.items():
         lines.append(f"{setting} = {{")
-        lines += [f'    "{n}": {w:.4f},' for n, w in weights.items()]
-        lines += ["}", f"{setting}_BIAS = {bias:.4f}", f"{setting}_THRESHOLD = {threshold:.3f}"]
+        lines += [f'    "{n}": {w:.4f},' for n, w in weights.weights.items()]
+        lines.append("}")
+        lines.append(f"{setting}_BIAS = {weights.bias:.4f}")
+        lines.append(f"{setting}_THRESHOLD = {weights.threshold:.3f}")
     WEIGHTS_FILE.write_text("\n".join(lines) + "\n")
+
+
+def fitted(asked: Sequence[Asking], by_meaning: bool) -> Weights:
+    examples = [e for a in asked for p in a.parts for e in p]
+    names = names_of(by_meaning)
+    x, y = matrix(examples, names)
+    w, bias = fit(x, y)
+    weights = Weights(dict(zip(names, (float(v) for v in w), strict=True)), bias, 0.5)
+    threshold, _ = choose_threshold(asked, weights)
+    print(f"{len(asked)} questions, {len(examples)} sentences, {int(y.sum())} positive")
+    print("  weights", {n: round(v, 2) for n, v in weights.weights.items()}, round(bias, 2))
+    print(f"  threshold {threshold}")
+    return replace(weights, threshold=threshold)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--write", action="store_true", help="write the weights into src")
     parser.add_argument("--parts", nargs="+", default=list(TRAINING), help="training parts")
+    parser.add_argument(
+        "--squad", type=Path, help="also report the decisions on this SQuAD 2.0 file's training"
+    )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     embedder = get_embedder("auto", purpose="documents")
-    fitted = {}
+    found = {}
     for setting, used in (("BY_MEANING", embedder), ("BY_WORDS", None)):
-        asked = [
-            a
-            for part in args.parts
-            if (SETS / part).is_dir()
-            for a in asyncio.run(collect(part, used))
-        ]
-        examples = [e for a in asked for p in a.parts for e in p]
-        names = names_of(used is not None)
-        x, y = matrix(examples, names)
-        w, bias = fit(x, y)
-        weights = dict(zip(names, (float(v) for v in w), strict=True))
-
-        def score(e: Example, weights: dict[str, float] = weights, bias: float = bias) -> float:
-            logit = bias + sum(weights[n] * v for n, v in e.signals.values().items())
-            return float(1.0 / (1.0 + np.exp(-logit)))
-
-        print("  rules:", simulate(asked, rules, 0.5, by_score=False))
-        threshold, outcome = choose_threshold(asked, score)
-        print(f"{setting}: {len(asked)} questions, {len(examples)} sentences, {int(y.sum())} +")
-        print("  weights", {n: round(v, 2) for n, v in weights.items()}, "bias", round(bias, 2))
-        print(f"  threshold {threshold}: right {outcome.right}, wrong {outcome.wrong}")
-        fitted[setting] = (weights, bias, threshold)
+        print(setting)
+        parts = [p for p in args.parts if (SETS / p).is_dir()]
+        asked = {p: asyncio.run(collect(p, used)) for p in parts}
+        weights = fitted([a for p in parts for a in asked[p]], used is not None)
+        for part in parts:
+            report(part, asked[part], weights)
+        if args.squad:
+            squad = asyncio.run(collect_squad(args.squad, used))
+            report("SQuAD answerable", [a for a in squad if a.question.answerable], weights)
+            report("SQuAD unanswerable", [a for a in squad if not a.question.answerable], weights)
+        found[setting] = weights
     if args.write:
-        write(fitted)
+        write(found)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from docuchat.evals.harness import IndexStatus
 from docuchat.evals.qa import QAReport, SquadDataset, evaluate, load_squad
 from docuchat.models.base import Model
 from docuchat.research.models import research_model
+from docuchat.research.relevance import BY_SCORE, THRESHOLDS
 
 
 @click.command("qa")
@@ -69,6 +70,14 @@ from docuchat.research.models import research_model
     default=None,
     help="Where indexed articles and their vectors are kept (default: DOCUCHAT_HOME/eval).",
 )
+@click.option(
+    "--decision",
+    type=click.Choice(["gates", "score"]),
+    default="gates",
+    show_default=True,
+    help="Whether a sentence addresses a question: it passes every gate, or its learned score"
+    " reaches the fitted threshold (docs/readme/offline_eval.md).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the scores as one JSON object.")
 def qa_command(
     squad_file: Path | None,
@@ -77,6 +86,7 @@ def qa_command(
     embedder_spec: str | None,
     limit: int | None,
     cache_dir: Path | None,
+    decision: str,
     as_json: bool,
 ) -> None:
     """Ask every question through the research agent and score the answers.
@@ -117,6 +127,7 @@ def qa_command(
                 "embedder": embedder,
                 "cache_root": cache_dir or settings.home / "eval",
                 "limit": limit,
+                "thresholds": BY_SCORE if decision == "score" else THRESHOLDS,
                 "progress": lambda done, total, what: bar.update(
                     task, completed=done, total=total, description=what
                 ),

@@ -42,6 +42,7 @@ from docuchat.evals.qa import contains_answer, plain_answer
 from docuchat.models.base import Model
 from docuchat.research import Answer, ResearchAgent
 from docuchat.research.conversation import history_messages, turn_of
+from docuchat.research.relevance import THRESHOLDS, Thresholds
 from docuchat.store import Store, open_store
 from docuchat.store.accounts import Turn
 
@@ -303,6 +304,7 @@ async def evaluate_set(
     cache_root: Path | None = None,
     limit: int | None = None,
     progress: Progress | None = None,
+    thresholds: Thresholds = THRESHOLDS,
 ) -> BusinessReport:
     """Index the part's documents (in a store under ``cache_root`` that later runs reuse, or
     in a temporary folder), then ask the first ``limit`` questions (all by default)."""
@@ -310,7 +312,7 @@ async def evaluate_set(
         store = open_store(folder / "set.db")
         try:
             doc_ids, added = ingest_documents(store, OWNER, eval_set.documents)
-            agent, embedded = research_agent(store, OWNER, model, embedder, progress)
+            agent, embedded = research_agent(store, OWNER, model, embedder, progress, thresholds)
             questions = eval_set.questions[:limit] if limit else eval_set.questions
             results = []
             for done, question in enumerate(questions, 1):

@@ -16,6 +16,7 @@ from docuchat.errors import ConfigError
 from docuchat.models.base import Model
 from docuchat.research import ResearchAgent
 from docuchat.research.offline import OfflineModel
+from docuchat.research.relevance import THRESHOLDS, Thresholds
 from docuchat.search.hybrid import HybridSearcher
 from docuchat.store import Store
 
@@ -57,16 +58,21 @@ def research_agent(
     model: Model,
     embedder: Embedder | None,
     progress: Progress | None = None,
+    thresholds: Thresholds = THRESHOLDS,
 ) -> tuple[ResearchAgent, int]:
     """The research agent (agent mode) over ``owner``'s documents, and how many texts had
     to be embedded first. With an embedder, search is hybrid and the offline model also
-    ranks the sentences it reads by the embedder's similarity."""
+    ranks the sentences it reads by the embedder's similarity. ``thresholds``: how the agent
+    (and the offline model) judge whether a sentence addresses the question."""
     embedded = 0
+    if isinstance(model, OfflineModel):
+        model = model.with_thresholds(thresholds)
     if embedder is not None:
         embedded = embed_pending(store, owner, embedder, progress=progress)
         if isinstance(model, OfflineModel):
             model = model.with_embedder(embedder)
-    return ResearchAgent(HybridSearcher(store, embedder), model, owner), embedded
+    agent = ResearchAgent(HybridSearcher(store, embedder), model, owner, thresholds=thresholds)
+    return agent, embedded
 
 
 def mean(values: Iterable[float]) -> float:

@@ -44,6 +44,7 @@ from docuchat.evals.harness import IndexStatus, index_folder, mean, percentile, 
 from docuchat.models.base import Model
 from docuchat.research import Answer, ResearchAgent
 from docuchat.research.citations import Citation
+from docuchat.research.relevance import THRESHOLDS, Thresholds
 from docuchat.store import Store, open_store
 
 OWNER = "squad"
@@ -295,6 +296,7 @@ async def evaluate(
     cache_root: Path | None = None,
     limit: int | None = None,
     progress: Progress | None = None,
+    thresholds: Thresholds = THRESHOLDS,
 ) -> QAReport:
     """Index every article (in a store under ``cache_root`` that later runs reuse, or in
     a temporary folder), then ask the first ``limit`` questions (all by default). With an
@@ -304,7 +306,7 @@ async def evaluate(
         store = open_store(folder / "qa.db")
         try:
             ingested = ingest_articles(store, OWNER, dataset.articles, folder)
-            agent, embedded = research_agent(store, OWNER, model, embedder, progress)
+            agent, embedded = research_agent(store, OWNER, model, embedder, progress, thresholds)
             questions = dataset.questions[:limit] if limit else dataset.questions
             report = await ask_all(agent, questions, ingested, progress)
             added = sum(article.added for article in ingested)

@@ -111,11 +111,12 @@ class Verdict:
     weighed: tuple[tuple[str, float], ...]
     """The signals' contributions to the score's log-odds, largest in size first."""
 
-    def said(self) -> str:
-        """The score against its threshold and the signals that weighed most, in words."""
+    def said(self, decides: bool = True) -> str:
+        """The score (against its threshold when it ``decides``) and the signals that weighed
+        most, in words."""
         top = ", ".join(f"{SAID[name]} {value:+.1f}" for name, value in self.weighed[:TOP_SIGNALS])
-        sign = "≥" if self.addresses else "<"
-        return f"score {self.score:.2f} {sign} {self.threshold:.2f} (weighed most: {top})"
+        against = f" {'≥' if self.addresses else '<'} {self.threshold:.2f}" if decides else ""
+        return f"score {self.score:.2f}{against} (weighed most: {top})"
 
 
 def weights_for(signals: Signals) -> Weights:
@@ -130,9 +131,7 @@ def weigh(signals: Signals, weights: Weights | None = None) -> Verdict:
     logit = chosen.bias + sum(contributions.values())
     score = 1.0 / (1.0 + math.exp(-logit))
     weighed = sorted(((n, v) for n, v in contributions.items() if v), key=lambda c: -abs(c[1]))
-    import os
-    t = float(os.environ.get("DC_T", chosen.threshold))
-    return Verdict(score, score >= t, t, tuple(weighed))
+    return Verdict(score, score >= chosen.threshold, chosen.threshold, tuple(weighed))
 
 
 def _contributions(values: Mapping[str, float], weights: Mapping[str, float]) -> dict[str, float]:

@@ -55,9 +55,17 @@ class Thresholds:
     words_only: float = 0.34
     """Without an embedder (nothing tells what is close in meaning), the share of the part's
     terms a sentence must hold."""
+    gates: bool = True
+    """A sentence addresses the part when it passes every gate (names, head, negation,
+    coverage, kind, another subject); False: when its learned score reaches the fitted
+    threshold instead (``research.addressing``), and the offline model quotes the
+    best-scored. The gates are the default: the score alone declines far more, SQuAD's
+    answerable questions too (docs/readme/offline_eval.md, "A learned decision")."""
 
 
 THRESHOLDS = Thresholds()
+BY_SCORE = Thresholds(gates=False)
+"""The learned score alone decides whether a sentence addresses a part."""
 _NEGATION = re.compile(
     r"\b(?:not|never|no|none|nothing|neither|nor|cannot|without)\b|n['’]t\b", re.IGNORECASE
 )
@@ -108,12 +116,19 @@ class Addressing:
     """A sentence of another document that holds more of the part's terms for another
     subject: this one, which holds fewer, is a near miss."""
     verdict: Verdict | None = None
-    """The score that decides ``addresses`` (``research.addressing``)."""
+    """The learned score (``research.addressing``), over ``signals``."""
     signals: Signals | None = None
+    gated: bool = True
+    """The gates decided ``addresses`` (``Thresholds.gates``), not the score."""
 
     @property
     def score(self) -> float:
         return 0.0 if self.verdict is None else self.verdict.score
+
+    @property
+    def held(self) -> float:
+        """The share of the part's terms the sentence itself holds (``held_share``)."""
+        return 0.0 if self.signals is None else self.signals.held
 
     def reasons(self) -> list[str]:
         """Why it addresses the part or not, in words."""
@@ -139,7 +154,7 @@ class Addressing:
         elif self.kind is not None:
             said.append(f"states no {self.kind}")
         if self.verdict is not None:
-            said.append(self.verdict.said())
+            said.append(self.verdict.said(decides=not self.gated))
         return said
 
     def as_dict(self) -> dict[str, Any]:
@@ -208,10 +223,15 @@ def judge(
         sheet_row=header_and_row(sentence.text) is not None,
     )
     verdict = weigh(signals)
-    import os
-    gates = not missing and not missing_head and not unnegated and covered and (part.kind is None or found is not None)
+    passes = (
+        not missing
+        and not missing_head
+        and not unnegated
+        and covered
+        and (part.kind is None or found is not None)
+    )
     judged = Addressing(
-        (gates and verdict.addresses) if os.environ.get("MODE") == "gated" else verdict.addresses,
+        passes if limits.gates else verdict.addresses,
         coverage,
         found,
         part.kind,
@@ -223,21 +243,23 @@ def judge(
         unnegated,
         verdict=verdict,
         signals=signals,
+        gated=limits.gates,
     )
     return outdone(judged, elsewhere)
 
 
 def outdone(judged: Addressing, elsewhere: Elsewhere | None) -> Addressing:
     """``judged`` once ``elsewhere`` is known (``other_subject``): a sentence holding fewer of
-    the part's terms than another document's sentence about another subject is a near miss.
-    Applied to a judgement already made, so that nothing is judged twice for it."""
+    the part's terms than another document's sentence about another subject is a near miss
+    (a gate; for the score, a signal: by how much fewer). Applied to a judgement already
+    made, so that nothing is judged twice for it."""
     if elsewhere is None or elsewhere.coverage <= judged.coverage or judged.signals is None:
         return judged
     signals = replace(judged.signals, elsewhere_margin=elsewhere.coverage - judged.coverage)
     verdict = weigh(signals)
-    import os
+    addresses = False if judged.gated else verdict.addresses
     return replace(
-        judged, addresses=False if os.environ.get("MODE") == "gated" else verdict.addresses, elsewhere=elsewhere, verdict=verdict, signals=signals
+        judged, addresses=addresses, elsewhere=elsewhere, verdict=verdict, signals=signals
     )
 
 
@@ -527,6 +549,7 @@ def _sentence_of(quote: str, read: Mapping[int, Sentence]) -> Sentence | None:
 
 
 __all__ = [
+    "BY_SCORE",
     "THRESHOLDS",
     "Addressing",
     "AnswerRelevance",

@@ -3,7 +3,9 @@ verbatim with its citation; the abstention when no sentence addresses any part.
 
 Per part (``research.questions``): the sentences read are ranked by ``evidence.relevance``,
 and the best-ranked one that *addresses* the part (``research.relevance.judge``: it names
-the part's subject and states a fact of the kind asked for) is quoted, with a second source
+the part's subject and states a fact of the kind asked for; or, with ``Thresholds.gates``
+off, its learned score says it likely states the answer, and the best-scored is chosen) is
+quoted, with a second source
 from another passage when one addresses the part too and scores nearly as well. A part that
 no sentence addresses is said to be unanswered; when no part is addressed the answer is
 ``ABSTAIN``. A comparison's quotes are labelled with their subject.
@@ -46,6 +48,15 @@ LONG_ANSWER_WORDS = 150
 LONG_ANSWER_SENTENCES = 5
 SECOND_SOURCE_MARGIN = 3.0
 MIN_FRAGMENT_WORDS = 8
+HELD_WEIGHT = 6.0
+"""When the gates decide (``Thresholds.gates``), of the sentences that address a part the one
+chosen has the best rank plus this times the share of the part's terms it holds itself
+(``relevance.held_share``): the ranking, fitted on SQuAD, may put first a sentence that
+addresses the part by its neighbours' words (a longer one, or one closer in meaning) over
+the sentence that says it ("payment terms": "Invoices are *payable* within 45 days", not
+the fee rise beside it). When the learned score decides, the best-scored is chosen."""
+
+
 Quote = tuple[Sentence, int | None]
 """A sentence to quote, whole (None) or its best so many words."""
 
@@ -59,7 +70,7 @@ class PartAnswer:
     scores: dict[int, float]
     ranked: list[Sentence]
     chosen: Sentence | None
-    """The sentence that addresses the part with the best score (None: none does)."""
+    """The sentence that addresses the part (``HELD_WEIGHT``; None: none does)."""
     judged: Addressing | None
     """The chosen sentence's judgement, else the best-ranked sentence's."""
     quotes: list[Quote] = field(default_factory=list)
@@ -113,11 +124,9 @@ def _assess_part(
     judgements = Judgements.of(found, reading, by_id, limits)
     addressing = [(s, j) for s in ranked if (j := judgements.judged(s)).addresses]
     if addressing:
-        # The best-scored; of equals, the best-ranked.
-        import os
-        if os.environ.get('SEL') == 'rank':
-            s, judged = max(addressing, key=lambda c: scores[c[0].id] + 6.0 * c[1].signals.held)
-        else:
+        if limits.gates:
+            s, judged = max(addressing, key=lambda c: scores[c[0].id] + HELD_WEIGHT * c[1].held)
+        else:  # the best-scored; of equals, the best-ranked
             s, judged = max(addressing, key=lambda c: c[1].score)
         quotes = (
             _pick_more(s, ranked, judgements)

@@ -6,6 +6,7 @@ import json
 import math
 import re
 from collections.abc import AsyncIterator
+from copy import copy
 
 from docuchat.embeddings import Embedder
 from docuchat.models.base import (
@@ -55,6 +56,12 @@ class OfflineModel:
             embedder=embedder,
             thresholds=self.thresholds,
         )
+
+    def with_thresholds(self, thresholds: Thresholds) -> OfflineModel:
+        """The same model, judging sentences by ``thresholds``."""
+        judging = copy(self)
+        judging.thresholds = thresholds
+        return judging
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         response = self._respond(request)
