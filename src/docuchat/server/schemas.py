@@ -203,6 +203,9 @@ class AddressingPublic(BaseModel):
     """Why a sentence addresses a part of the question or not."""
 
     addresses: bool
+    score: float = Field(
+        description="The learned probability that it states the answer (0 to 1)", ge=0, le=1
+    )
     coverage: float = Field(description="Share of the question's terms it and its context hold")
     similarity: float | None = Field(description="Cosine of embeddings; null without embedder")
     matched: list[str] = Field(description="The question's terms (stems) it holds")

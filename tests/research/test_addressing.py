@@ -1,0 +1,82 @@
+"""The learned score of a sentence against a part of a question (``research.addressing``):
+every judgement carries it and says what weighed most; with the gates off it alone decides."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from docuchat.research.addressing import BY_WORDS, Signals, Weights, weigh
+from docuchat.research.questions import analyse
+from docuchat.research.relevance import BY_SCORE, Addressing, Thresholds, judge
+from docuchat.research.sentences import Passage, sentences
+
+CONTRACT = (
+    "Payment terms are 30 days from the invoice date. The office is in Leeds.\n\n"
+    "The hosting service started on 1 March 2024."
+)
+
+
+def _judged(question: str, limits: Thresholds) -> dict[str, Addressing]:
+    asked = analyse(question)
+    found = sentences([Passage(1, "c1", CONTRACT, "Acme Hosting Contract")])
+    return {s.text: judge(asked.parts[0], s, asked.text, limits=limits) for s in found}
+
+
+def _signals(**changed: float | bool | None) -> Signals:
+    plain: dict[str, float | bool | None] = {
+        "coverage": 1.0,
+        "held": 1.0,
+        "similarity": None,
+        "names_missing": 0.0,
+        "covered": True,
+        "close": False,
+        "head_missing": False,
+        "kind_asked": True,
+        "kind_found": True,
+        "unnegated": False,
+    }
+    return Signals(**(plain | changed))  # type: ignore[arg-type]
+
+
+def test_the_score_is_the_logistic_of_the_weighed_signals_against_the_threshold() -> None:
+    weights = Weights({"coverage": 2.0, "kind_not_found": -3.0, "held": 1.0}, -1.0, 0.5)
+    found = weigh(_signals(coverage=0.5, held=0.0), weights)
+    assert found.score == pytest.approx(1 / (1 + math.exp(-(-1.0 + 2.0 * 0.5))))
+    assert found.addresses and found.weighed == (("coverage", 1.0),)
+    missed = weigh(_signals(kind_found=False), weights)
+    assert not missed.addresses
+    assert missed.weighed == (("kind_not_found", -3.0), ("coverage", 2.0), ("held", 1.0))
+    assert missed.said() == (
+        "score 0.27 < 0.50 (weighed most: it states no fact of the kind asked for -3.0, "
+        "the question's terms it holds +2.0, the question's terms in the sentence itself +1.0)"
+    )
+    # Without an embedder there is no similarity to weigh: the regression fitted for words.
+    assert weigh(_signals()).threshold == BY_WORDS.threshold
+
+
+def test_every_judgement_says_its_score_and_what_weighed_most() -> None:
+    judged = _judged("What are Acme's payment terms?", Thresholds())
+    said = judged["Payment terms are 30 days from the invoice date."]
+    leeds = judged["The office is in Leeds."]
+    assert said.addresses and not leeds.addresses
+    assert said.score > 2 * leeds.score
+    assert said.as_dict()["score"] == round(said.score, 3)
+    # The gates decide here: the score is said without a threshold.
+    assert said.reasons()[-1].startswith(f"score {said.score:.2f} (weighed most: ")
+    assert "it states no fact of the kind asked for" in leeds.reasons()[-1]
+
+
+def test_with_the_gates_off_the_score_alone_decides() -> None:
+    question = "When did the Acme hosting agreement come into force?"
+    started = "The hosting service started on 1 March 2024."
+    # It passes every gate: it names a date and holds enough of the question's words...
+    assert _judged(question, Thresholds())[started].addresses
+    # ...but holds little of the question itself: the score declines it.
+    judged = _judged(question, BY_SCORE)[started]
+    assert not judged.addresses and judged.score < BY_WORDS.threshold
+    assert judged.reasons()[-1].startswith(f"score {judged.score:.2f} < ")
+    terms = _judged("What are Acme's payment terms?", BY_SCORE)
+    assert terms["Payment terms are 30 days from the invoice date."].addresses
+    assert not terms["The office is in Leeds."].addresses
