@@ -16,6 +16,10 @@ sentence *addresses* the part when
 - it states a fact of the kind asked for that the question does not already give: a date, a
   duration, an amount, a person… (``kinds``; no condition when the question names no kind).
 
+Every judgement also carries a learned score over those signals (``research.addressing``:
+the probability that the sentence states the answer), which its reasons give; with
+``Thresholds.gates`` off, the score alone decides instead of the conditions above.
+
 The same test serves the offline model (it declines when no sentence passes it) and the
 research agent, which reports for every model's citations whether the cited sentence
 addresses the question.
