@@ -45,7 +45,7 @@ from docuchat.research import ResearchAgent
 from docuchat.research.addressing import Signals, Weights, weigh
 from docuchat.research.conversation import history_messages, turn_of
 from docuchat.research.offline import OfflineModel
-from docuchat.research.offline.answer import Judgements
+from docuchat.research.offline.answer import HELD_WEIGHT, Judgements
 from docuchat.research.offline.evidence import read, relevance
 from docuchat.research.offline.question import Question
 from docuchat.research.offline.transcript import Turn, read_turn
@@ -60,14 +60,12 @@ from docuchat.store.base import ChunkRecord
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from business_halves import SETS, WORK_HALVES, half_of
 
-SQUAD = Path(__file__).resolve().parents[2] / "shared" / "data" / "squad2_dev_3articles.json"
 HELD_OUT_EVERY = 3
 TRAINING = ("dev", "formats", "fresh")
 """The open parts whose training questions are read (dev whole, the others' work half)."""
 WEIGHTS_FILE = Path(__file__).resolve().parents[1] / "src/docuchat/research/addressing_weights.py"
 L2 = 1.0
 """The penalty on the weights' squares (the bias is free)."""
-RANKED_HELD_WEIGHT = 6.0
 THRESHOLD_GRID = np.round(np.arange(0.05, 0.951, 0.025), 3)
 
 
@@ -96,8 +94,8 @@ class Example:
     passes: bool
     """It passes the gates (``Thresholds.gates``)."""
     rank: float
-    """Its ranking score plus ``RANKED_HELD_WEIGHT`` times its held share: how the model
-    chose among the sentences that pass the gates before the score."""
+    """Its ranking score plus ``HELD_WEIGHT`` times its held share: how the model chooses
+    among the sentences that pass the gates."""
 
 
 @dataclass
@@ -135,9 +133,8 @@ async def collect(part: str, embedder: Embedder | None) -> list[Asking]:
                     continue
                 chunks = {c.id: c for c in store.get_chunks(OWNER, turn.opened)}
                 asked = analyse(turn.question, turn.earlier_questions)
-                gold_doc = {name: doc_ids[name] for name in doc_ids}
                 asked_all.append(
-                    _examples(question, asked, turn.reading_order(), chunks, gold_doc, similarity)
+                    _examples(question, asked, turn.reading_order(), chunks, doc_ids, similarity)
                 )
         finally:
             store.close()
@@ -173,7 +170,7 @@ def _examples(
             judged = judgements.judged(s)
             assert judged.signals is not None
             positive = gold is not None and _holds(s, chunk_of.get(s.n), gold, doc_ids)
-            rank = relevance(s, reading) + RANKED_HELD_WEIGHT * judged.signals.held
+            rank = relevance(s, reading) + HELD_WEIGHT * judged.held
             examples.append(Example(judged.signals, positive, judged.addresses, rank))
         asking.parts.append(examples)
     return asking
