@@ -34,8 +34,8 @@ from docuchat.research.kinds import (
     comparative_kind,
     expected_kind,
 )
-from docuchat.research.text import fold, numbers
-from docuchat.research.words import MONTHS, PRONOUNS, is_key, stem, words
+from docuchat.research.text import STOPWORDS, fold, numbers
+from docuchat.research.words import MONTHS, PRONOUNS, bare, is_key, stem, words
 
 BORROWED = 0.5
 """The weight of a term taken from another clause or the previous question."""
@@ -67,6 +67,14 @@ _COMPARING_WORDS = (
 )
 _NAME_RUN = re.compile(
     r"(?:[A-Z][\w&-]*|[\w-]*\d[\w-]*)(?:\s+(?:[A-Z][\w&-]*|\d[\w-]*))*", re.UNICODE
+)
+_PHRASE_TOKEN = re.compile(r"[\w'’][\w'’./-]*|[^\w\s]")
+_PHRASE_ENDS = frozenset(",;:?!()-–—/.")
+_PHRASE_JOINS = frozenset({"or", "vs", "versus", "and"})
+_PHRASE_LEADS = frozenset("the a an our your their its this that these those in at for of on from with".split())
+_COMPARED_BY_AND = re.compile(
+    r"\b(?:compare[sd]?|comparison|differ|differs|difference|different|both)\b",
+    re.IGNORECASE,
 )
 _FOLLOW_UP = re.compile(r"^\s*(?:and|so|what about|how about|also)\b", re.IGNORECASE)
 _YES_NO = re.compile(
@@ -187,7 +195,7 @@ def analyse(question: str, earlier: Sequence[str] = ()) -> Asked:
             return replace(analyse(resolved), follow_up=True)
     clauses = [c for c in _SPLIT.split(text) if c.strip()] or [text]
     comparing = bool(_COMPARING.search(text))
-    compared = _subjects(text) if comparing or len(clauses) == 1 else None
+    compared = _subjects(text, comparing=comparing) if comparing or len(clauses) == 1 else None
     subjects: tuple[str, ...] = ()
     together = None
     if compared is not None:
@@ -335,16 +343,62 @@ def _borrowing(part: Part, other: Part, *, follow_up: bool) -> Part:
     )
 
 
-def _subjects(question: str) -> tuple[tuple[str, ...], tuple[int, int]] | None:
+def _subjects(
+    question: str, *, comparing: bool = False
+) -> tuple[tuple[str, ...], tuple[int, int]] | None:
     """The names a comparison puts side by side ("Acme and Brightline", "Acme, Brightline
-    and Corvid", "Corvid or Acme", "in Q2 2025 or in Q2 2024") and where they are."""
+    and Corvid", "Corvid or Acme", "in Q2 2025 or in Q2 2024") and where they are; when
+    ``comparing`` and it names none so, the phrases it does (``_phrases``)."""
     for match in _SUBJECTS.finditer(question):
         middle = re.findall(_NAME, match.group("middle") or "")
         found = [match.group("first"), *middle, match.group("last")]
         found = [re.sub(r"['’]s$", "", name).rstrip(".,;:?!") for name in found]
         if len(set(found)) >= 2 and all(_names(f"of {name}") for name in found):
             return tuple(dict.fromkeys(found)), match.span()
+    return _phrases(question) if comparing else None
+
+
+def _phrases(question: str) -> tuple[tuple[str, ...], tuple[int, int]] | None:
+    """Subjects a comparison names by phrases of any case ("the LED track spotlight or the
+    emergency exit sign", "primary carer versus secondary carer", "cobaltline vs
+    tallowwood payment terms") with a word that compares ("vs", "longer", "compare") or
+    chooses ("which… or"): the key words either side of "or", "vs" or "versus" (of
+    "and" only when a word such as "compare" asks for a comparison), up to a word that is
+    none. The second phrase is at most as long as the first: what follows is what both are
+    compared by ("tallowwood *payment terms*")."""
+    said = set(words(question))
+    if not (said & _COMPARING_WORDS or ({"which", "who"} & said and "or" in said)):
+        return None
+    tokens = list(_PHRASE_TOKEN.finditer(question))
+    joins = _PHRASE_JOINS if _COMPARED_BY_AND.search(question) else _PHRASE_JOINS - {"and"}
+    for i, token in enumerate(tokens):
+        if token.group().lower().rstrip(".") not in joins:
+            continue
+        before = _phrase_words(tokens[i - 1 :: -1] if i else [])[::-1]
+        after = _phrase_words(tokens[i + 1 :], skip_lead=True)[: len(before)]
+        if not before or not after:
+            continue
+        found = [question[p[0].start() : p[-1].end()] for p in (before, after)]
+        if fold(found[0]).lower() != fold(found[1]).lower():
+            return tuple(found), (before[0].start(), after[-1].end())
     return None
+
+
+def _phrase_words(
+    tokens: Sequence[re.Match[str]], *, skip_lead: bool = False
+) -> list[re.Match[str]]:
+    """The key words at the start of ``tokens``, after one determiner or preposition when
+    ``skip_lead`` ("or *the* emergency exit sign"; not "and *by how much*…", a clause)."""
+    found: list[re.Match[str]] = []
+    for token in tokens:
+        word = bare(token.group())
+        if is_key(word) and word not in _COMPARING_WORDS and token.group()[0] not in _PHRASE_ENDS:
+            found.append(token)
+        elif found or not skip_lead or word not in _PHRASE_LEADS:
+            break
+        else:
+            skip_lead = False
+    return found
 
 
 def _compared(question: str, subjects: Sequence[str], span: tuple[int, int]) -> list[Part]:
