@@ -71,3 +71,14 @@ def test_a_comparison_of_table_rows_named_in_lower_case_quotes_each_row(ask: Ask
     spotlight, sign = answer.answer.removeprefix(PREFIX).split("\n\n")
     assert spotlight.startswith("LED track spotlight: “") and "LT-20" in spotlight
     assert sign.startswith("emergency exit sign: “") and "LT-60" in sign
+
+
+def test_each_subject_is_answered_by_the_sentence_that_names_it_not_its_neighbour(
+    ask: Ask,
+) -> None:
+    # Each sentence names the other subject's words nearby ("carer", "parental leave"):
+    # the secondary carer's part is the sentence that says "secondary" itself.
+    answer = ask("Paid parental leave: primary carer versus secondary carer?")
+    primary, secondary = answer.answer.removeprefix(PREFIX).split("\n\n")
+    assert primary.startswith("primary carer: “") and "16 weeks" in primary
+    assert secondary.startswith("secondary carer: “") and "4 weeks" in secondary

@@ -37,7 +37,7 @@ from docuchat.research.sentences import (
 )
 from docuchat.research.similarity import SentenceSimilarity
 from docuchat.research.text import fold
-from docuchat.research.words import TOKEN, bare, stem
+from docuchat.research.words import TOKEN, bare, stem, stems
 
 # A paragraph of its own, so that no quote's citation is checked against the prefix's words.
 PREFIX = "From the documents (extractive):\n\n"
@@ -122,7 +122,14 @@ def _assess_part(
     judgements = _Judgements.of(found, reading, by_id, limits)
     addressing = [(s, j) for s in ranked if (j := judgements.judged(s)).addresses]
     if addressing:
-        s, judged = max(addressing, key=lambda c: scores[c[0].id] + HELD_WEIGHT * _held(part, c[0]))
+        own = _own_words(part, asked)
+        s, judged = max(
+            addressing,
+            key=lambda c: (
+                own <= c[0].stems | c[0].setting,
+                scores[c[0].id] + HELD_WEIGHT * _held(part, c[0]),
+            ),
+        )
         quotes = (
             _pick_more(s, ranked, judgements)
             if asked.wants_more
@@ -131,6 +138,16 @@ def _assess_part(
         return PartAnswer(part, reading, scores, ranked, s, judged, quotes)
     best = ranked[0]
     return PartAnswer(part, reading, scores, ranked, None, judgements.judged(best))
+
+
+def _own_words(part: Part, asked: Asked) -> frozenset[str]:
+    """The stems that tell a comparison's subject from the others ("secondary" of
+    "secondary carer" against "primary carer"): a sentence that holds them itself says
+    the subject's fact, where one that has them only beside it may say another's."""
+    if not part.subject:
+        return frozenset()
+    others = {w for p in asked.parts if p is not part for w in stems(p.subject)}
+    return frozenset(stems(part.subject) - others)
 
 
 def _held(part: Part, s: Sentence) -> float:
