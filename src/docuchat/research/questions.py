@@ -34,7 +34,7 @@ from docuchat.research.kinds import (
     comparative_kind,
     expected_kind,
 )
-from docuchat.research.text import STOPWORDS, fold, numbers
+from docuchat.research.text import fold, numbers
 from docuchat.research.words import MONTHS, PRONOUNS, bare, is_key, stem, words
 
 BORROWED = 0.5
@@ -71,10 +71,16 @@ _NAME_RUN = re.compile(
 _PHRASE_TOKEN = re.compile(r"[\w'’][\w'’./-]*|[^\w\s]")
 _PHRASE_ENDS = frozenset(",;:?!()-–—/.")
 _PHRASE_JOINS = frozenset({"or", "vs", "versus", "and"})
-_PHRASE_LEADS = frozenset("the a an our your their its this that these those in at for of on from with".split())
+_PHRASE_LEADS = frozenset(
+    "the a an our your their its this that these those in at for of on from with".split()
+)
 _COMPARED_BY_AND = re.compile(
     r"\b(?:compare[sd]?|comparison|differ|differs|difference|different|both)\b",
     re.IGNORECASE,
+)
+_OPENER = re.compile(r"^\s*(?:and|but|also|so|what about|how about|what of)\b", re.IGNORECASE)
+_PREPOSITIONS = frozenset(
+    "in at for of on from with to outside inside during before after under over by within".split()
 )
 _FOLLOW_UP = re.compile(r"^\s*(?:and|so|what about|how about|also)\b", re.IGNORECASE)
 _YES_NO = re.compile(
@@ -190,7 +196,7 @@ def analyse(question: str, earlier: Sequence[str] = ()) -> Asked:
     text = question.strip()
     follow_up = previous is not None and _leans(text)
     if follow_up and previous is not None:
-        resolved = _substituted(text, previous.text)
+        resolved = _substituted(text, previous.text) or _rephrased(text, previous.text)
         if resolved is not None:
             return replace(analyse(resolved), follow_up=True)
     clauses = [c for c in _SPLIT.split(text) if c.strip()] or [text]
@@ -232,6 +238,44 @@ def _substituted(question: str, previous: str) -> str | None:
     coded = bool(_CODE.search(new[0].group()))
     same = [m for m in old if bool(_CODE.search(m.group())) == coded] or old
     return f"{previous[: same[0].start()]}{new[0].group()}{previous[same[0].end() :]}"
+
+
+def _rephrased(question: str, previous: str) -> str | None:
+    """A follow-up that is only a phrase ("And for the security gates?", "And the app store
+    approval risk?", "What about outside business hours?") asks the previous question of
+    it: in place of the previous question's phrase after the same preposition ("for a
+    chilled display cabinet"), else of its phrase with the same last word ("the WMS data
+    quality risk"), else with the phrase added when it has a preposition the previous
+    question lacks. None when the follow-up is more than that."""
+    opened = _OPENER.match(question)
+    if opened is None:
+        return None
+    tokens = list(_PHRASE_TOKEN.finditer(question, opened.end()))
+    lead = bare(tokens[0].group()) if tokens else ""
+    preposition = lead if lead in _PREPOSITIONS else ""
+    phrase = _phrase_words(tokens[1:] if preposition else tokens, skip_lead=True)
+    rest = [t for t in tokens if t.start() >= phrase[-1].end()] if phrase else []
+    if not phrase or any(t.group() not in "?.!" for t in rest):
+        return None
+    said = question[phrase[0].start() : phrase[-1].end()]
+    earlier = list(_PHRASE_TOKEN.finditer(previous))
+    for i, token in enumerate(earlier):
+        if preposition and bare(token.group()) == preposition:
+            # The phrase after the preposition, its determiner too ("for *a* chilled…").
+            old = _phrase_words(earlier[i + 1 :], skip_lead=True)
+            if old and i + 1 < len(earlier):
+                said = question[tokens[1].start() : phrase[-1].end()]
+                old = [earlier[i + 1], *old]
+        elif not preposition and stem(bare(token.group())) == stem(bare(phrase[-1].group())):
+            old = _phrase_words(earlier[i::-1])[::-1]
+        else:
+            continue
+        if old:
+            return f"{previous[: old[0].start()]}{said}{previous[old[-1].end() :]}"
+    if not preposition:
+        return None
+    end = previous.rstrip().rstrip("?.!")
+    return f"{end} {preposition} {said}{previous[len(end) :]}"
 
 
 def _name_runs(text: str) -> list[re.Match[str]]:
