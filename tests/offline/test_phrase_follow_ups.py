@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from docuchat.models.base import AssistantMessage, UserMessage
+from docuchat.research.offline import ABSTAIN
 from docuchat.research.questions import analyse
 
 from .conftest import Ask
@@ -30,11 +31,18 @@ RISKS = """# Programme Risks
 | WMS data quality | Priya Shah | High |
 | App store approval | Sam Patel | Medium |
 """
+HANDBOOK = """# People Handbook
+
+## Working from overseas
+
+You may work from outside Australia for up to four weeks in any 12-month period, with \
+approval from your manager.
+"""
 
 
 @pytest.fixture
 def documents() -> dict[str, str]:
-    return {"schedule.md": SCHEDULE, "risks.md": RISKS}
+    return {"schedule.md": SCHEDULE, "risks.md": RISKS, "handbook.md": HANDBOOK}
 
 
 def texts(question: str, earlier: str) -> list[str]:
@@ -69,3 +77,11 @@ def test_a_phrase_follow_up_quotes_its_own_row_not_the_previous_one(ask: Ask) ->
     quoted = re.findall(r"“([^”]*)” \[\d+\]", answer.answer)
     assert quoted and "SH-510" in quoted[0]
     assert not any("SH-310" in q for q in quoted)
+
+
+def test_what_a_phrase_follow_up_asks_about_must_be_named_by_its_answer(ask: Ask) -> None:
+    first = ask("How long can I work from overseas each year?")
+    assert "four weeks" in first.answer
+    history: list[Any] = [UserMessage(first.question), AssistantMessage(first.answer)]
+    # Working from overseas is no answer about working from another state.
+    assert ask("And from interstate?", history=history).answer == ABSTAIN

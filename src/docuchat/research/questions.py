@@ -196,9 +196,12 @@ def analyse(question: str, earlier: Sequence[str] = ()) -> Asked:
     text = question.strip()
     follow_up = previous is not None and _leans(text)
     if follow_up and previous is not None:
-        resolved = _substituted(text, previous.text) or _rephrased(text, previous.text)
+        resolved = _substituted(text, previous.text)
         if resolved is not None:
             return replace(analyse(resolved), follow_up=True)
+        rephrased = _rephrased(text, previous.text)
+        if rephrased is not None:
+            return _naming(replace(analyse(rephrased[0]), follow_up=True), rephrased[1])
     clauses = [c for c in _SPLIT.split(text) if c.strip()] or [text]
     comparing = bool(_COMPARING.search(text))
     compared = _subjects(text, comparing=comparing) if comparing or len(clauses) == 1 else None
@@ -240,13 +243,21 @@ def _substituted(question: str, previous: str) -> str | None:
     return f"{previous[: same[0].start()]}{new[0].group()}{previous[same[0].end() :]}"
 
 
-def _rephrased(question: str, previous: str) -> str | None:
+def _naming(asked: Asked, phrase: str) -> Asked:
+    """``asked`` with ``phrase`` a name its evidence must hold, as a name a follow-up puts in
+    place of another is: what the follow-up asks about ("And from *interstate*?" is not
+    answered by what is said of working from overseas)."""
+    name = tuple(stem(w) for w in words(phrase) if is_key(w))
+    return replace(asked, parts=tuple(replace(p, named=(*p.named, name)) for p in asked.parts))
+
+
+def _rephrased(question: str, previous: str) -> tuple[str, str] | None:
     """A follow-up that is only a phrase ("And for the security gates?", "And the app store
     approval risk?", "What about outside business hours?") asks the previous question of
     it: in place of the previous question's phrase after the same preposition ("for a
     chilled display cabinet"), else of its phrase with the same last word ("the WMS data
     quality risk"), else with the phrase added when it has a preposition the previous
-    question lacks. None when the follow-up is more than that."""
+    question lacks; and the phrase. None when the follow-up is more than that."""
     opened = _OPENER.match(question)
     if opened is None:
         return None
@@ -271,11 +282,11 @@ def _rephrased(question: str, previous: str) -> str | None:
         else:
             continue
         if old:
-            return f"{previous[: old[0].start()]}{said}{previous[old[-1].end() :]}"
+            return f"{previous[: old[0].start()]}{said}{previous[old[-1].end() :]}", said
     if not preposition:
         return None
     end = previous.rstrip().rstrip("?.!")
-    return f"{end} {preposition} {said}{previous[len(end) :]}"
+    return f"{end} {preposition} {said}{previous[len(end) :]}", said
 
 
 def _name_runs(text: str) -> list[re.Match[str]]:
