@@ -82,6 +82,15 @@ _OPENER = re.compile(r"^\s*(?:and|but|also|so|what about|how about|what of)\b", 
 _PREPOSITIONS = frozenset(
     "in at for of on from with to outside inside during before after under over by within".split()
 )
+_ACROSS = re.compile(
+    r"\b(?:two|three|both|each|either|which)\s+(?:of\s+(?:the|our|these|those)\s+)?"
+    r"(?:(?:the|our|these|those)\s+)?(?:[\w-]+\s+)?(?P<noun>contracts?|agreements?|suppliers?"
+    r"|vendors?|providers?|proposals?|policies|policy|offers?|quotes?|documents?|partners?"
+    r"|companies|company)\b",
+    re.IGNORECASE,
+)
+"""Documents compared by a common noun: "the two contracts", "which supplier", "both
+proposals", "each of our agreements"."""
 _FOLLOW_UP = re.compile(r"^\s*(?:and|so|what about|how about|also)\b", re.IGNORECASE)
 _YES_NO = re.compile(
     r"^(?:do|does|did|is|are|was|were|can|could|has|have|had|will|would|should|may|must)\b",
@@ -154,6 +163,11 @@ class Asked:
     and Brightline agreements take effect?"): the question as one part, which a sentence
     that names them all may answer at once; else each subject's part is answered."""
 
+    across: bool = False
+    """Compares the documents it names by a common noun, not by their names ("the two
+    contracts", "which supplier", "both proposals"): each document opened is a subject,
+    answered by its own best sentence."""
+
     def as_one(self) -> Asked | None:
         """The question as one part about all its subjects together, when it names them so."""
         if self.together is None:
@@ -207,11 +221,15 @@ def analyse(question: str, earlier: Sequence[str] = ()) -> Asked:
     compared = _subjects(text, comparing=comparing) if comparing or len(clauses) == 1 else None
     subjects: tuple[str, ...] = ()
     together = None
+    across = None if compared is not None else _ACROSS.search(text)
     if compared is not None:
         subjects, span = compared
         parts = _compared(text, subjects, span)
         together = None if comparing else _part(text)
+    elif across is not None and len(clauses) == 1:
+        parts = [_across(text, across.group())]
     else:
+        across = None
         parts = [_part(clauses[0])]
         for clause in clauses[1:]:
             parts.append(_borrowing(_part(clause), parts[0], follow_up=False))
@@ -226,6 +244,7 @@ def analyse(question: str, earlier: Sequence[str] = ()) -> Asked:
         follow_up=follow_up,
         subjects=subjects,
         together=together,
+        across=across is not None,
     )
 
 
@@ -454,6 +473,22 @@ def _phrase_words(
         else:
             skip_lead = False
     return found
+
+
+def _across(question: str, noun: str) -> Part:
+    """The part a comparison across documents asks of each: the question without the words
+    that compare and those that name the documents ("two supplier contracts"), which they
+    need not use; "which" asks for the fact its comparative compares, not for a name."""
+    whole = _part(question)
+    kind = comparative_kind(question) or whole.kind if whole.kind in CHOOSING_KINDS else whole.kind
+    dropped = {stem(w) for w in _COMPARING_WORDS} | {stem(w) for w in words(noun)}
+    return replace(
+        whole,
+        kind=kind,
+        terms={t: w for t, w in whole.terms.items() if t not in dropped},
+        keywords=tuple(w for w in whole.keywords if stem(w) not in dropped),
+        head=() if set(whole.head) & set(words(noun)) else whole.head,
+    )
 
 
 def _compared(question: str, subjects: Sequence[str], span: tuple[int, int]) -> list[Part]:

@@ -12,7 +12,7 @@ no sentence addresses is said to be unanswered; when no part is addressed the an
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from docuchat.research.offline.evidence import Reading, read, relevance
 from docuchat.research.offline.question import Question
@@ -103,8 +103,32 @@ def assess(
         )
         if whole.parts[0].chosen is not None:
             return whole
+    if asked.across:
+        return _across(asked, found, similarity, limits)
     parts = [_assess_part(part, asked, found, similarity, limits) for part in asked.parts]
     return Assessment(asked, parts)
+
+
+def _across(
+    asked: Asked,
+    found: list[Sentence],
+    similarity: SentenceSimilarity | None,
+    limits: Thresholds,
+) -> Assessment:
+    """A comparison across the documents read: the question asked of each document alone,
+    labelled with its title; the documents whose sentences address it, or the question
+    unanswered when none does."""
+    part = asked.parts[0]
+    titles = dict.fromkeys(s.title for s in found)
+    answered = []
+    for title in titles:
+        own = replace(part, subject=title)
+        mine = [s for s in found if s.title == title]
+        answered.append(_assess_part(own, asked, mine, similarity, limits))
+    addressed = [a for a in answered if a.chosen is not None]
+    if len(addressed) < 2:  # a comparison of one document is an answer as any other
+        return Assessment(asked, [_assess_part(part, asked, found, similarity, limits)])
+    return Assessment(replace(asked, parts=tuple(a.part for a in addressed)), addressed)
 
 
 def _assess_part(
@@ -210,7 +234,7 @@ def quoted_answer(judged: Assessment) -> str:
     done = [p for p in judged.parts if p.chosen is not None]
     if not done:
         return ABSTAIN
-    labelled = judged.asked.comparison
+    labelled = judged.asked.comparison or judged.asked.across
     paragraphs, used = [], set()
     for part in done:
         fresh = [(s, w) for s, w in part.quotes if s.id not in used]
