@@ -82,3 +82,18 @@ def test_each_subject_is_answered_by_the_sentence_that_names_it_not_its_neighbou
     primary, secondary = answer.answer.removeprefix(PREFIX).split("\n\n")
     assert primary.startswith("primary carer: “") and "16 weeks" in primary
     assert secondary.startswith("secondary carer: “") and "4 weeks" in secondary
+
+
+def test_names_compared_by_than_are_a_comparison_s_subjects() -> None:
+    asked = analyse("Is Cobaltline's notice period longer than Tallowwood's?")
+    assert asked.subjects == ("Cobaltline", "Tallowwood")
+    assert [p.text for p in asked.parts] == [
+        "Is Cobaltline's notice period longer?",
+        "Is Tallowwood's notice period longer?",
+    ]
+    assert analyse("Did sales grow faster in Q2 2025 than in Q2 2024?").subjects == (
+        "Q2 2025",
+        "Q2 2024",
+    )
+    # A figure after "than" is no subject.
+    assert analyse("Is the notice period longer than 30 days?").subjects == ()

@@ -49,7 +49,7 @@ _SPLIT = re.compile(
 )
 _COMPARING = re.compile(
     r"\b(?:compare[sd]?|comparison|differ|differs|difference|different|versus|vs|each|both"
-    r"|respectively)\b|\b\w+er\b.*\bor\b|\bwhich\b.*\bor\b|\bor\b[^,]*\?\s*$",
+    r"|respectively|than)\b|\b\w+er\b.*\bor\b|\bwhich\b.*\bor\b|\bor\b[^,]*\?\s*$",
     re.IGNORECASE,
 )
 # A name: capitalised words ("New York", "Q2 2025"), joined by "of" or "&" inside.
@@ -68,6 +68,13 @@ _COMPARING_WORDS = (
 _NAME_RUN = re.compile(
     r"(?:[A-Z][\w&-]*|[\w-]*\d[\w-]*)(?:\s+(?:[A-Z][\w&-]*|\d[\w-]*))*", re.UNICODE
 )
+_THAN = re.compile(
+    rf"\s*,?\s*\b(?:than|compared\s+(?:with|to))\s+(?:(?:that|those)\s+of\s+)?"
+    rf"(?:(?:in|at|for|from|on|during|under|with)\s+)?(?:the\s+)?"
+    rf"(?P<last>{_NAME})"
+)
+Compared = tuple[tuple[str, ...], tuple[str, ...]]
+"""A comparison's subjects, and the question asked of each alone."""
 _PHRASE_TOKEN = re.compile(r"[\w'’][\w'’./-]*|[^\w\s]")
 _PHRASE_ENDS = frozenset(",;:?!()-–—/.")
 _PHRASE_JOINS = frozenset({"or", "vs", "versus", "and"})
@@ -223,8 +230,8 @@ def analyse(question: str, earlier: Sequence[str] = ()) -> Asked:
     together = None
     across = None if compared is not None else _ACROSS.search(text)
     if compared is not None:
-        subjects, span = compared
-        parts = _compared(text, subjects, span)
+        subjects, asked_of = compared
+        parts = _compared(text, subjects, asked_of)
         together = None if comparing else _part(text)
     elif across is not None and len(clauses) == 1:
         parts = [_across(text, across.group())]
@@ -417,22 +424,54 @@ def _borrowing(part: Part, other: Part, *, follow_up: bool) -> Part:
     )
 
 
-def _subjects(
-    question: str, *, comparing: bool = False
-) -> tuple[tuple[str, ...], tuple[int, int]] | None:
+def _subjects(question: str, *, comparing: bool = False) -> Compared | None:
     """The names a comparison puts side by side ("Acme and Brightline", "Acme, Brightline
-    and Corvid", "Corvid or Acme", "in Q2 2025 or in Q2 2024") and where they are; when
-    ``comparing`` and it names none so, the phrases it does (``_phrases``)."""
+    and Corvid", "Corvid or Acme", "in Q2 2025 or in Q2 2024", "Acme… than Brightline")
+    and the question asked of each; when ``comparing`` and it names none so, the phrases it
+    does (``_phrases``)."""
     for match in _SUBJECTS.finditer(question):
         middle = re.findall(_NAME, match.group("middle") or "")
         found = [match.group("first"), *middle, match.group("last")]
         found = [re.sub(r"['’]s$", "", name).rstrip(".,;:?!") for name in found]
         if len(set(found)) >= 2 and all(_names(f"of {name}") for name in found):
-            return tuple(dict.fromkeys(found)), match.span()
-    return _phrases(question) if comparing else None
+            subjects = tuple(dict.fromkeys(found))
+            return subjects, _asked_of(question, subjects, match.span())
+    if not comparing:
+        return None
+    return _than(question) or _phrases(question)
 
 
-def _phrases(question: str) -> tuple[tuple[str, ...], tuple[int, int]] | None:
+def _asked_of(question: str, subjects: Sequence[str], span: tuple[int, int]) -> tuple[str, ...]:
+    """The question asked of each subject alone: the span naming them all replaced by its
+    name ("Compare the notice periods of Acme")."""
+    return tuple(f"{question[: span[0]]}{subject}{question[span[1] :]}" for subject in subjects)
+
+
+def _than(question: str) -> Compared | None:
+    """Two names compared by "than" or "compared with" ("Is Acme's notice period longer
+    than Brightline's?"): the one after it and the last name of the same form before it
+    (a code for a code); the question without the "than…" asked of each."""
+    match = _THAN.search(question)
+    if match is None:
+        return None
+    last = match.group("last")
+    coded = bool(_CODE.search(last))
+    first_word = re.match(r"\s*\S+", question)
+    start = first_word.end() if first_word else 0
+    named = re.compile(_NAME).finditer(question, start, match.start())
+    earlier = [m for m in named if bool(_CODE.search(m.group())) == coded]
+    if not earlier:
+        return None
+    first = earlier[-1]
+    subjects = tuple(re.sub(r"['’]s$", "", n).rstrip(".,;:?!") for n in (first.group(), last))
+    if subjects[0] == subjects[1] or not all(_names(f"of {name}") for name in subjects):
+        return None
+    rest = f"{question[: match.start()].rstrip()}{question[match.end() :]}"
+    other = f"{rest[: first.start()]}{last}{rest[first.end() :]}"
+    return subjects, (rest, other)
+
+
+def _phrases(question: str) -> Compared | None:
     """Subjects a comparison names by phrases of any case ("the LED track spotlight or the
     emergency exit sign", "primary carer versus secondary carer", "cobaltline vs
     tallowwood payment terms") with a word that compares ("vs", "longer", "compare") or
@@ -454,7 +493,8 @@ def _phrases(question: str) -> tuple[tuple[str, ...], tuple[int, int]] | None:
             continue
         found = [question[p[0].start() : p[-1].end()] for p in (before, after)]
         if fold(found[0]).lower() != fold(found[1]).lower():
-            return tuple(found), (before[0].start(), after[-1].end())
+            span = (before[0].start(), after[-1].end())
+            return tuple(found), _asked_of(question, found, span)
     return None
 
 
@@ -491,7 +531,7 @@ def _across(question: str, noun: str) -> Part:
     )
 
 
-def _compared(question: str, subjects: Sequence[str], span: tuple[int, int]) -> list[Part]:
+def _compared(question: str, subjects: Sequence[str], asked_of: Sequence[str]) -> list[Part]:
     """A part per subject: the question's terms without the other subjects' names, and its
     text the question asked of that subject alone ("Compare the notice periods of Acme").
     "Who" or "which" picks among the subjects ("Who responds faster, Corvid or Acme?"):
@@ -505,11 +545,11 @@ def _compared(question: str, subjects: Sequence[str], span: tuple[int, int]) -> 
     shared = {t: w for t, w in whole.terms.items() if t not in every | framing}
     keywords = [w for w in whole.keywords if stem(w) in shared]
     parts = []
-    for subject, own in named.items():
+    for (subject, own), text in zip(named.items(), asked_of, strict=True):
         parts.append(
             replace(
                 whole,
-                text=f"{question[: span[0]]}{subject}{question[span[1] :]}",
+                text=text,
                 terms={**shared, **dict.fromkeys(own, 1.0)},
                 named=(*(n for n in whole.named if not every & set(n)), tuple(own)),
                 subject=subject,
