@@ -48,6 +48,9 @@ def test_a_common_noun_for_the_documents_compared_is_no_term_to_find() -> None:
     assert part.kind == "duration"  # "which… longer" compares durations, names none
     assert {"contract", "two"}.isdisjoint(part.terms)
     assert not analyse("What is the notice period for convenience?").across
+    # "Which supplier" compares only with a word that compares; else it asks for a name.
+    assert analyse("Which supplier responds faster to an urgent incident?").across
+    assert not analyse("Which supplier did the committee pick for the warehouse?").across
 
 
 def test_a_comparison_across_documents_quotes_each_document_labelled(ask: Ask) -> None:

@@ -98,6 +98,7 @@ _ACROSS = re.compile(
 )
 """Documents compared by a common noun: "the two contracts", "which supplier", "both
 proposals", "each of our agreements"."""
+_SEVERAL = frozenset("two three both each either".split())
 _FOLLOW_UP = re.compile(r"^\s*(?:and|so|what about|how about|also)\b", re.IGNORECASE)
 _YES_NO = re.compile(
     r"^(?:do|does|did|is|are|was|were|can|could|has|have|had|will|would|should|may|must)\b",
@@ -228,7 +229,7 @@ def analyse(question: str, earlier: Sequence[str] = ()) -> Asked:
     compared = _subjects(text, comparing=comparing) if comparing or len(clauses) == 1 else None
     subjects: tuple[str, ...] = ()
     together = None
-    across = None if compared is not None else _ACROSS.search(text)
+    across = None if compared is not None else _across_documents(text, comparing)
     if compared is not None:
         subjects, asked_of = compared
         parts = _compared(text, subjects, asked_of)
@@ -513,6 +514,16 @@ def _phrase_words(
         else:
             skip_lead = False
     return found
+
+
+def _across_documents(question: str, comparing: bool) -> re.Match[str] | None:
+    """Where a question compares documents by a common noun: "the two contracts", "both
+    proposals", or "which supplier" with a word that compares ("which supplier responds
+    *faster*"; not "which supplier did the committee pick", a fact)."""
+    found = _ACROSS.search(question)
+    if found is None or bare(found.group().split()[0]) in _SEVERAL:
+        return found
+    return found if comparing or COMPARATIVES & set(words(question)) else None
 
 
 def _across(question: str, noun: str) -> Part:
