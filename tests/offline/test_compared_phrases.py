@@ -97,3 +97,11 @@ def test_names_compared_by_than_are_a_comparison_s_subjects() -> None:
     )
     # A figure after "than" is no subject.
     assert analyse("Is the notice period longer than 30 days?").subjects == ()
+
+
+def test_a_comparison_missing_a_subject_s_fact_declines_and_quotes_the_other(ask: Ask) -> None:
+    # Nothing says how long a wall bracket's warranty is: the comparison cannot be made.
+    answer = ask("Which has the longer warranty, the LED track spotlight or the wall bracket?")
+    assert answer.abstained
+    assert answer.answer.startswith("The documents do not say for wall bracket.")
+    assert "LED track spotlight: “" in answer.answer and "LT-20" in answer.answer

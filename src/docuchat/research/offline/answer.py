@@ -243,9 +243,12 @@ def quoted_answer(judged: Assessment) -> str:
             continue
         quoted = " ".join(_quote(s, part.reading, w) for s, w in fresh)
         paragraphs.append(f"{part.part.subject}: {quoted}" if labelled else quoted)
-    missing = [p for p in judged.parts if p not in done]
-    paragraphs += [_unanswered(p.part) for p in missing]
-    return PREFIX + "\n\n".join(paragraphs)
+    missing = [_unanswered(p.part) for p in judged.parts if p not in done]
+    if judged.asked.comparison and missing:
+        # A comparison lacking a subject's fact cannot be made: the answer says so first
+        # (it declines), then quotes what the documents say of the other subjects.
+        return "\n\n".join([*missing, PREFIX.strip(), *paragraphs])
+    return PREFIX + "\n\n".join([*paragraphs, *missing])
 
 
 def _unanswered(part: Part) -> str:
