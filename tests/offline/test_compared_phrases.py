@@ -38,6 +38,12 @@ def documents() -> dict[str, str]:
     return {"prices.md": PRICES, "handbook.md": HANDBOOK}
 
 
+def by_subject(answer: str) -> dict[str, str]:
+    """A comparison's answer: each paragraph's quotes by the subject that labels it."""
+    paragraphs = answer.removeprefix(PREFIX).split("\n\n")
+    return dict(p.split(": “", 1) for p in paragraphs if ": “" in p)
+
+
 def test_phrases_either_side_of_or_vs_or_versus_are_a_comparison_s_subjects() -> None:
     spotlight = analyse(
         "Which has the longer warranty, the LED track spotlight or the emergency exit sign?"
@@ -68,9 +74,9 @@ def test_a_comparison_of_table_rows_named_in_lower_case_quotes_each_row(ask: Ask
     answer = ask(
         "Which has the longer warranty, the LED track spotlight or the emergency exit sign?"
     )
-    spotlight, sign = answer.answer.removeprefix(PREFIX).split("\n\n")
-    assert spotlight.startswith("LED track spotlight: “") and "LT-20" in spotlight
-    assert sign.startswith("emergency exit sign: “") and "LT-60" in sign
+    said = by_subject(answer.answer)
+    assert list(said) == ["LED track spotlight", "emergency exit sign"]
+    assert "LT-20" in said["LED track spotlight"] and "LT-60" in said["emergency exit sign"]
 
 
 def test_each_subject_is_answered_by_the_sentence_that_names_it_not_its_neighbour(
@@ -79,9 +85,8 @@ def test_each_subject_is_answered_by_the_sentence_that_names_it_not_its_neighbou
     # Each sentence names the other subject's words nearby ("carer", "parental leave"):
     # the secondary carer's part is the sentence that says "secondary" itself.
     answer = ask("Paid parental leave: primary carer versus secondary carer?")
-    primary, secondary = answer.answer.removeprefix(PREFIX).split("\n\n")
-    assert primary.startswith("primary carer: “") and "16 weeks" in primary
-    assert secondary.startswith("secondary carer: “") and "4 weeks" in secondary
+    said = by_subject(answer.answer)
+    assert "16 weeks" in said["primary carer"] and "4 weeks" in said["secondary carer"]
 
 
 def test_names_compared_by_than_are_a_comparison_s_subjects() -> None:
