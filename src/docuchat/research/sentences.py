@@ -38,6 +38,8 @@ SENTENCE_CLOSED = re.compile(r"[.!?…][\"'”’)\]]*$")
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
 _LISTED = re.compile(r"[\d:|]")
 _SECTION_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[A-Z]\.)\s+(?=[A-Z])")
+_FIELD = re.compile(r"^[A-Z][\w .&/-]{0,30}:[^\S\n]+\S")
+"""A line of a header block: a field's name and its value ("To: Ravi Menon <…>")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +68,9 @@ class Sentence:
     """Its words and its neighbours' as written (lower case), every one."""
     title: str = ""
     """Its document's title."""
+    header: frozenset[str] = frozenset()
+    """Stems of its passage's header (``header``): the names a passage is about that its
+    sentences need not repeat."""
 
     @property
     def window(self) -> frozenset[str]:
@@ -131,6 +136,7 @@ def _neighbours(
     stem_sets = [frozenset(s) for s in sequences]
     every = [frozenset(stem(w) for w in ws) for ws in said]
     figures = [numbers(t) for t in texts]
+    named = header(passage.text)
     found = []
     for i, text in enumerate(texts):
         paragraph, listing = groups[i]
@@ -157,9 +163,21 @@ def _neighbours(
                 settings[i],
                 nearby,
                 passage.title,
+                named,
             )
         )
     return found
+
+
+def header(text: str) -> frozenset[str]:
+    """The stems of a passage's header: its first paragraph when it is a block of fields,
+    each line a name and its value (an e-mail's From, To and Subject, a memo's or a
+    report's). A header says whom and what the whole passage is about."""
+    first = _PARAGRAPH_BREAK.split(text.strip(), maxsplit=1)[0]
+    lines = [line.strip() for line in first.splitlines() if line.strip()]
+    if len(lines) < 2 or not all(_FIELD.match(line) for line in lines):
+        return frozenset()
+    return frozenset(stem(w) for w in words(first))
 
 
 def _is_heading(text: str) -> bool:
