@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from docuchat.research.rows import header_and_row, is_row_of, row_reading
+from docuchat.research.subjects import Subjects, defined_by_document, header
 from docuchat.research.text import numbers, sentence_spans
 from docuchat.research.words import content, stem, words
 
@@ -38,8 +39,6 @@ SENTENCE_CLOSED = re.compile(r"[.!?…][\"'”’)\]]*$")
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
 _LISTED = re.compile(r"[\d:|]")
 _SECTION_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[A-Z]\.)\s+(?=[A-Z])")
-_FIELD = re.compile(r"^[A-Z][\w .&/-]{0,30}:[^\S\n]+\S")
-"""A line of a header block: a field's name and its value ("To: Ravi Menon <…>")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,9 +67,10 @@ class Sentence:
     """Its words and its neighbours' as written (lower case), every one."""
     title: str = ""
     """Its document's title."""
-    header: frozenset[str] = frozenset()
-    """Stems of its passage's header (``header``): the names a passage is about that its
-    sentences need not repeat."""
+    subjects: frozenset[str] = frozenset()
+    """Stems of the names its passage or document says it is about without its saying
+    them (``research.subjects``): its passage's header's, and those its defined names
+    stand for."""
 
     @property
     def window(self) -> frozenset[str]:
@@ -85,6 +85,8 @@ class Sentence:
 def sentences(passages: Iterable[Passage]) -> list[Sentence]:
     """Every sentence of the passages, best passage first, each knowing its neighbours."""
     found: list[Sentence] = []
+    passages = list(passages)
+    defined = defined_by_document((p.title, p.text) for p in passages)
     for rank, passage in enumerate(passages):
         texts: list[str] = []
         groups: list[tuple[int, int]] = []  # per sentence: (its paragraph, its list or table)
@@ -106,7 +108,15 @@ def sentences(passages: Iterable[Passage]) -> list[Sentence]:
                 groups.append((number, groups[-1][1] if listed else len(texts)))
                 texts.append(text)
                 settings.append(frozenset(content(words(f"{passage.title} {heading}"))))
-        found += _neighbours(passage, rank, texts, groups, settings, len(found))
+        found += _neighbours(
+            passage,
+            rank,
+            texts,
+            groups,
+            settings,
+            len(found),
+            Subjects(header(passage.text), defined[passage.title]),
+        )
     return found
 
 
@@ -130,13 +140,13 @@ def _neighbours(
     groups: Sequence[tuple[int, int]],
     settings: Sequence[frozenset[str]],
     first: int,
+    subjects: Subjects,
 ) -> list[Sentence]:
     said = [words(t) for t in texts]
     sequences = [content(w) for w in said]
     stem_sets = [frozenset(s) for s in sequences]
     every = [frozenset(stem(w) for w in ws) for ws in said]
     figures = [numbers(t) for t in texts]
-    named = header(passage.text)
     found = []
     for i, text in enumerate(texts):
         paragraph, listing = groups[i]
@@ -163,21 +173,10 @@ def _neighbours(
                 settings[i],
                 nearby,
                 passage.title,
-                named,
+                subjects.named(nearby),
             )
         )
     return found
-
-
-def header(text: str) -> frozenset[str]:
-    """The stems of a passage's header: its first paragraph when it is a block of fields,
-    each line a name and its value (an e-mail's From, To and Subject, a memo's or a
-    report's). A header says whom and what the whole passage is about."""
-    first = _PARAGRAPH_BREAK.split(text.strip(), maxsplit=1)[0]
-    lines = [line.strip() for line in first.splitlines() if line.strip()]
-    if len(lines) < 2 or not all(_FIELD.match(line) for line in lines):
-        return frozenset()
-    return frozenset(stem(w) for w in words(first))
 
 
 def _is_heading(text: str) -> bool:
