@@ -142,3 +142,14 @@ def test_an_increment_stated_as_a_share_answers_how_much_extra() -> None:
     [row] = sentences([Passage(1, "c1", text, "Halden price schedule")])
     judged = judge(asked.parts[0], row, asked.text, stating(row, {row.id: row}))
     assert judged.addresses and judged.found is not None and judged.found.text == "35%"
+
+
+def test_a_figure_the_title_states_holds_for_every_sentence_under_it() -> None:
+    """The minutes "of 7 May" are the 7 May meeting's: their next meeting is after it."""
+    asked = analyse("When does the works council meet next after 7 May?")
+    text = "Next meeting: Wednesday 4 June 2025 at 10:00, Room 3B."
+    [row] = sentences([Passage(1, "c1", text, "Works Council - Minutes of 7 May 2025")])
+    judged = judge(asked.parts[0], row, asked.text)
+    assert judged.addresses, judged.reasons()
+    [elsewhere] = sentences([Passage(1, "c1", text, "Works Council - Minutes of 9 April 2025")])
+    assert judge(asked.parts[0], elsewhere, asked.text).missing_names == ("7",)
