@@ -97,6 +97,11 @@ def test_the_short_names_a_text_defines(text: str, defined: dict[str, set[str]])
         ("duration", "The filters are changed every month.", "every month"),
         ("date", "The rate applies from 01/08/2025.", "01/08/2025"),
         ("date", "Signed on 1.8.2025 by both parties.", "1.8.2025"),
+        # a date by its distance from another, an amount of nothing
+        ("date", "Invoices are due 30 days after delivery.", "30 days after"),
+        ("date", "Invoices are due in 30 days.", None),
+        ("money", "Delivery is free of charge on orders over the threshold.", "free of charge"),
+        ("money", "Training is provided at no extra cost.", "at no extra cost"),
     ],
 )
 def test_a_fact_of_a_kind_as_other_writers_state_it(

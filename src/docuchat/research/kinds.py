@@ -54,7 +54,9 @@ _FINDERS: dict[str, re.Pattern[str]] = {
         # a share of an amount is an amount: "6% of salary"
         r"\b\d+(?:\.\d+)?\s?%\s+of\b|"
         rf"(?:US\$|[£$€¥]|\b{_CURRENCY_CODES}\s)\s?\d[\d,]*(?:\.\d+)?{_SCALE}"
-        rf"|\b\d[\d,]*(?:\.\d+)?{_SCALE}\s?(?:p|pence|pounds|dollars|euros|{_CURRENCY_CODES})\b",
+        rf"|\b\d[\d,]*(?:\.\d+)?{_SCALE}\s?(?:p|pence|pounds|dollars|euros|{_CURRENCY_CODES})\b"
+        # an amount of nothing: "free of charge", "at no extra cost"
+        r"|\bfree of charge\b|\b(?:at )?no (?:extra |additional )?(?:cost|charge)\b",
         re.IGNORECASE,
     ),
     "percent": re.compile(r"\b\d+(?:\.\d+)?\s?(?:%|per ?cent\b|percentage points?\b|pts\b)"),
@@ -125,6 +127,12 @@ _CALENDAR_WORDS = MONTHS | {
 _CURRENCY_SIGNS = frozenset("£$€¥")
 _YEAR = re.compile(r"(?:1[89]|20)\d{2}")
 _ANYTHING_NUMERIC = ("money", "percent", "duration", "quantity")
+_RELATIVE_DATE = re.compile(
+    rf"(?:{_FINDERS['duration'].pattern})\s+(?:after|before|from|of|following|prior to)\b",
+    re.IGNORECASE,
+)
+"""A date stated by its distance from another: "30 days after delivery", "within five
+working days of the request"."""
 
 
 # ── what a question asks for ────────────────────────────────────────────────
@@ -339,7 +347,8 @@ def _values(kind: Kind, text: str, counted: Sequence[str]) -> list[str]:
             if not any(start <= m.start() < end for start, end in dated)
         ]
     if kind == "date":
-        return [m.group() for k in ("date", "time") for m in _FINDERS[k].finditer(folded)]
+        found = [m.group() for k in ("date", "time") for m in _FINDERS[k].finditer(folded)]
+        return found + [m.group() for m in _RELATIVE_DATE.finditer(folded)]
     return [m.group() for m in _FINDERS[kind].finditer(folded)]
 
 
