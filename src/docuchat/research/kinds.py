@@ -128,11 +128,11 @@ _CURRENCY_SIGNS = frozenset("£$€¥")
 _YEAR = re.compile(r"(?:1[89]|20)\d{2}")
 _ANYTHING_NUMERIC = ("money", "percent", "duration", "quantity")
 _RELATIVE_DATE = re.compile(
-    rf"(?:{_FINDERS['duration'].pattern})\s+(?:after|before|from|of|following|prior to)\b",
+    rf"(?:{_FINDERS['duration'].pattern})\s+(?:after|before|from|following|prior to)\b",
     re.IGNORECASE,
 )
-"""A date stated by its distance from another: "30 days after delivery", "within five
-working days of the request"."""
+"""A date stated by its distance from another: "30 days after delivery" (not "10 days of
+leave")."""
 
 
 # ── what a question asks for ────────────────────────────────────────────────
@@ -372,9 +372,9 @@ def _may_be_person(name: str) -> bool:
 
 def _counts(text: str, counted: Sequence[str]) -> list[str]:
     """Numbers followed, within five words, by a word for what is counted ("250 Named
-    Users", "12 days of on-site training", "5 University of California campuses"), or
-    following it within three words, as lists and tables put them ("Buses in service: 212",
-    "Number of buses 212"); in figures or in words ("sixty-four")."""
+    Users", "12 days of on-site training", "5 University of California campuses"), or a
+    whole number right after it, as lists and tables put them ("Buses: 212", "Number of
+    buses 212"); in figures or in words ("sixty-four")."""
     matches = list(re.finditer(r"[\w'’.,:-]+", text))
     tokens = [m.group() for m in matches]
     found = []
@@ -390,8 +390,10 @@ def _counts(text: str, counted: Sequence[str]) -> list[str]:
         ):
             continue
         after = [stem(t.strip(".,:").lower()) for t in tokens[i + 1 : i + 6]]
-        # not a year: "Buses ran in 1998"
-        before = [] if _YEAR.fullmatch(bare) else tokens[max(0, i - 3) : i]
+        # a whole number right after what it counts ("Buses: 212"), not a year ("Buses ran
+        # in 1998") or a version ("People & Culture, version 4.2")
+        whole = re.fullmatch(r"\d[\d,]*", bare) and not _YEAR.fullmatch(bare)
+        before = tokens[i - 1 : i] if whole and i else []
         if any(t in after or t in [stem(b.strip(".,:").lower()) for b in before] for t in counted):
             found.append(token.strip(".,"))
     return found
