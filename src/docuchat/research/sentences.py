@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from docuchat.research.rows import header_and_row, is_row_of, row_reading
-from docuchat.research.subjects import Subjects, defined_by_document, header
+from docuchat.research.subjects import defined_by_document, defined_in, header
 from docuchat.research.text import numbers, sentence_spans
 from docuchat.research.words import content, stem, words
 
@@ -69,7 +69,7 @@ class Sentence:
     """Its document's title."""
     subjects: frozenset[str] = frozenset()
     """Stems of the names its passage or document says it is about without its saying
-    them (``research.subjects``): its passage's header's, and those its defined names
+    them (``research.subjects``): the header's above it, and those its defined names
     stand for."""
 
     @property
@@ -91,9 +91,12 @@ def sentences(passages: Iterable[Passage]) -> list[Sentence]:
         texts: list[str] = []
         groups: list[tuple[int, int]] = []  # per sentence: (its paragraph, its list or table)
         settings: list[frozenset[str]] = []
+        headers: list[frozenset[str]] = []
         heading = ""
+        above: frozenset[str] = frozenset()  # the last header block's stems
         paragraphs = _PARAGRAPH_BREAK.split(passage.text)
         for number, paragraph in enumerate(paragraphs):
+            above = header(paragraph) or above
             if _heads_rows(paragraph, paragraphs[number + 1 : number + 2]):
                 heading = paragraph.strip()
                 continue
@@ -108,14 +111,9 @@ def sentences(passages: Iterable[Passage]) -> list[Sentence]:
                 groups.append((number, groups[-1][1] if listed else len(texts)))
                 texts.append(text)
                 settings.append(frozenset(content(words(f"{passage.title} {heading}"))))
+                headers.append(above)
         found += _neighbours(
-            passage,
-            rank,
-            texts,
-            groups,
-            settings,
-            len(found),
-            Subjects(header(passage.text), defined[passage.title]),
+            passage, rank, texts, groups, (settings, headers), len(found), defined[passage.title]
         )
     return found
 
@@ -138,10 +136,13 @@ def _neighbours(
     rank: int,
     texts: Sequence[str],
     groups: Sequence[tuple[int, int]],
-    settings: Sequence[frozenset[str]],
+    setting: tuple[Sequence[frozenset[str]], Sequence[frozenset[str]]],
     first: int,
-    subjects: Subjects,
+    defined: Mapping[str, frozenset[str]],
 ) -> list[Sentence]:
+    """The sentences with their neighbours; ``setting``: per sentence, the stems of its
+    title and heading, and those of the header above it."""
+    settings, headers = setting
     said = [words(t) for t in texts]
     sequences = [content(w) for w in said]
     stem_sets = [frozenset(s) for s in sequences]
@@ -173,7 +174,7 @@ def _neighbours(
                 settings[i],
                 nearby,
                 passage.title,
-                subjects.named(nearby),
+                headers[i] | defined_in(defined, nearby),
             )
         )
     return found

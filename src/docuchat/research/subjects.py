@@ -5,8 +5,9 @@ supplier in its To line and then says "the standard rate will rise"; a contract 
 parties once ("Kestrel Logistics Ltd (the "Supplier")") and then says "the Supplier". A
 sentence of such a document is about that subject although it does not name it:
 
-- the **header** of a passage, its first paragraph when it is a block of fields (an
-  e-mail's From, To and Subject, a memo's or a report's), names whom the passage is about;
+- a **header**, a paragraph that is a block of fields (an e-mail's From, To and Subject,
+  a forwarded message's, a memo's), names whom the sentences after it in its passage are
+  about;
 - a **defined name** ("the *Supplier*", "*NGD*" for Northgate Diagnostics) stands for the
   name it was defined for, wherever the document uses it: a definition in any opened
   passage of a document counts for all of its sentences.
@@ -19,13 +20,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 
 from docuchat.research.words import stem, words
 
-_PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
-_FIELD = re.compile(r"^[A-Z][\w .&/-]{0,30}:[^\S\n]+\S")
-"""A line of a header block: a field's name and its value ("To: Ravi Menon <…>")."""
+_FIELD = re.compile(r"^[A-Z][\w.&/-]*(?: [\w.&/-]+)?:[^\S\n]+\S")
+"""A line of a header block: a field's name of one or two words and its value ("To: Ravi
+Menon <…>", "Prepared by: …"); not a list's "Store stock service: green"."""
 _NAME_WORD = r"[A-Z][\w&'’.-]*"
 _DEFINED = re.compile(
     rf"\b(?P<name>{_NAME_WORD}(?:\s+(?:of\s+|&\s+)?{_NAME_WORD}){{0,5}})\s*,?\s*"
@@ -37,30 +37,20 @@ _DEFINED = re.compile(
 "Acme Hosting Ltd (the Provider)", "Northgate Diagnostics (NGD)"."""
 
 
-@dataclass(frozen=True, slots=True)
-class Subjects:
-    """What a passage and its document's opened passages say it is about."""
-
-    header: frozenset[str] = frozenset()
-    """Stems of the passage's header's words."""
-    defined: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    """Each defined short name (lower case) and the stems of the name it stands for."""
-
-    def named(self, said: Iterable[str]) -> frozenset[str]:
-        """The stems of the names a sentence that says ``said`` (its words, lower case)
-        names through its document: its header's, and those its defined names stand for."""
-        meant = (self.defined[w] for w in set(said) if w in self.defined)
-        return self.header.union(*meant)
+def header(paragraph: str) -> frozenset[str] | None:
+    """The stems of a paragraph that is a header: at least two lines of fields, and at most
+    one other line ("-----Original Message-----"); None for any other paragraph."""
+    lines = [line.strip() for line in paragraph.splitlines() if line.strip()]
+    fields = sum(bool(_FIELD.match(line)) for line in lines)
+    if fields < 2 or len(lines) - fields > 1:
+        return None
+    return frozenset(stem(w) for w in words(paragraph))
 
 
-def header(text: str) -> frozenset[str]:
-    """The stems of a passage's header: its first paragraph when it is a block of at least
-    two fields, each line a name and its value."""
-    first = _PARAGRAPH_BREAK.split(text.strip(), maxsplit=1)[0]
-    lines = [line.strip() for line in first.splitlines() if line.strip()]
-    if len(lines) < 2 or not all(_FIELD.match(line) for line in lines):
-        return frozenset()
-    return frozenset(stem(w) for w in words(first))
+def defined_in(defined: Mapping[str, frozenset[str]], said: Iterable[str]) -> frozenset[str]:
+    """The stems of the names that the defined short names among ``said`` (words, lower
+    case) stand for."""
+    return frozenset().union(*(defined[w] for w in set(said) if w in defined))
 
 
 def defined_names(text: str) -> dict[str, frozenset[str]]:
@@ -99,4 +89,4 @@ def defined_by_document(
     return defined
 
 
-__all__ = ["Subjects", "defined_by_document", "defined_names", "header"]
+__all__ = ["defined_by_document", "defined_in", "defined_names", "header"]
