@@ -174,3 +174,24 @@ def test_a_figure_the_title_states_holds_for_every_sentence_under_it() -> None:
     assert judged.addresses, judged.reasons()
     [elsewhere] = sentences([Passage(1, "c1", text, "Works Council - Minutes of 9 April 2025")])
     assert judge(asked.parts[0], elsewhere, asked.text).missing_names == ("7",)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        # how much *of a thing*: in the thing's unit ("16 weeks" of leave)
+        ("If I'm the main carer for a new baby, how much paid leave do I get?", "quantity"),
+        ("How much does the carrier charge?", "money"),
+        ("How much notice does the carrier need?", "duration"),
+    ],
+)
+def test_how_much_of_a_thing_asks_for_a_quantity_of_it(question: str, kind: Kind) -> None:
+    assert expected_kind(question) == kind
+
+
+def test_the_asker_an_alternative_and_a_code_s_digits_are_no_conditions() -> None:
+    """ "I'm" names nobody, "…or not?" asks either way, the 2 of "BNE-2" is no figure."""
+    part = analyse("If I'm the main carer, what are the core hours, at home or not?").parts[0]
+    assert part.named == () and not part.negated
+    assert analyse("Who did not sign the lease?").parts[0].negated
+    assert analyse("Power allocation per rack at BNE-2?").parts[0].figures == frozenset()
