@@ -44,7 +44,6 @@ _UNITS = (
     # as notes and tables abbreviate them: "4 hrs", "30 mins", "2 yrs", "48h"
     r"|(?:sec|min|hr|wk|mth|yr)s?|h)"
 )
-_CURRENCY_CODES = r"(?:GBP|USD|EUR|CHF|AUD|CAD|NZD|JPY|SEK|NOK|DKK)"
 # Month names capitalised, as dates write them ("may" is a verb, "May" a month).
 _MONTH = "|".join(m.capitalize() for m in sorted(MONTHS))
 _SCALE = r"(?:\s?(?:m|bn|k|million|billion|thousand)\b)?"
@@ -53,8 +52,8 @@ _FINDERS: dict[str, re.Pattern[str]] = {
     "money": re.compile(
         # a share of an amount is an amount: "6% of salary"
         r"\b\d+(?:\.\d+)?\s?%\s+of\b|"
-        rf"(?:US\$|[£$€¥]|\b{_CURRENCY_CODES}\s)\s?\d[\d,]*(?:\.\d+)?{_SCALE}"
-        rf"|\b\d[\d,]*(?:\.\d+)?{_SCALE}\s?(?:p|pence|pounds|dollars|euros|{_CURRENCY_CODES})\b"
+        rf"(?:US\$|[£$€¥])\s?\d[\d,]*(?:\.\d+)?{_SCALE}"
+        r"|\b\d[\d,]*(?:\.\d+)?" + _SCALE + r"\s?(?:p|pence|pounds|dollars|euros|GBP|USD|EUR)\b"
         # an amount of nothing: "free of charge", "at no extra cost"
         r"|\bfree of charge\b|\b(?:at )?no (?:extra |additional )?(?:cost|charge)\b",
         re.IGNORECASE,
