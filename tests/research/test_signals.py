@@ -162,35 +162,3 @@ def test_an_increment_stated_as_a_share_answers_how_much_extra() -> None:
     [row] = sentences([Passage(1, "c1", text, "Halden price schedule")])
     judged = judge(asked.parts[0], row, asked.text, stating(row, {row.id: row}))
     assert judged.addresses and judged.found is not None and judged.found.text == "35%"
-
-
-def test_a_figure_the_title_states_holds_for_every_sentence_under_it() -> None:
-    """The minutes "of 7 May" are the 7 May meeting's: their next meeting is after it."""
-    asked = analyse("When does the works council meet next after 7 May?")
-    text = "Next meeting: Wednesday 4 June 2025 at 10:00, Room 3B."
-    [row] = sentences([Passage(1, "c1", text, "Works Council - Minutes of 7 May 2025")])
-    judged = judge(asked.parts[0], row, asked.text)
-    assert judged.addresses, judged.reasons()
-    [elsewhere] = sentences([Passage(1, "c1", text, "Works Council - Minutes of 9 April 2025")])
-    assert judge(asked.parts[0], elsewhere, asked.text).missing_names == ("7",)
-
-
-@pytest.mark.parametrize(
-    ("question", "kind"),
-    [
-        # how much *of a thing*: in the thing's unit ("16 weeks" of leave)
-        ("If I'm the main carer for a new baby, how much paid leave do I get?", "quantity"),
-        ("How much does the carrier charge?", "money"),
-        ("How much notice does the carrier need?", "duration"),
-    ],
-)
-def test_how_much_of_a_thing_asks_for_a_quantity_of_it(question: str, kind: Kind) -> None:
-    assert expected_kind(question) == kind
-
-
-def test_the_asker_an_alternative_and_a_code_s_digits_are_no_conditions() -> None:
-    """ "I'm" names nobody, "…or not?" asks either way, the 2 of "BNE-2" is no figure."""
-    part = analyse("If I'm the main carer, what are the core hours, at home or not?").parts[0]
-    assert part.named == () and not part.negated
-    assert analyse("Who did not sign the lease?").parts[0].negated
-    assert analyse("Power allocation per rack at BNE-2?").parts[0].figures == frozenset()

@@ -105,10 +105,9 @@ _YES_NO = re.compile(
     re.IGNORECASE,
 )
 _CODE = re.compile(r"\d")
-_CODE_WORD = re.compile(r"\b[A-Za-z]+-?\d\w*")
-"""A code whose digits are no figure: "Q2", "P1", "BNE-2"."""
-_NOT = re.compile(r"(?<!\bor )\b(?:not|never)\b|n['’]t\b", re.IGNORECASE)
-"""A question about what is not so; not "…from home or not?", which asks either way."""
+_CODE_WORD = re.compile(r"\b[A-Za-z]+\d\w*")
+"""A code whose digits are no figure: "Q2", "P1"."""
+_NOT = re.compile(r"\b(?:not|never)\b|n['’]t\b", re.IGNORECASE)
 _KIND_WORDS = re.compile(
     r"\bhow (?:long|much|many|fast|quickly|soon|far|often|old|big|large)\b", re.IGNORECASE
 )
@@ -383,8 +382,7 @@ def _names(text: str) -> list[tuple[str, ...]]:
     joined = False
     for i, token in enumerate(tokens):
         bare = re.sub(r"['’]s$", "", token)
-        # "I", "I'm", "I've" are the asker
-        capital = i > 0 and bare[:1].isupper() and re.split(r"['’]", bare)[0] != "I"
+        capital = i > 0 and bare[:1].isupper() and bare != "I"
         coded = bool(_CODE.search(bare)) and not _PLAIN_NUMBER.fullmatch(bare)
         dated = bool(_YEAR.fullmatch(bare)) or (
             bare.isdigit() and any(t.lower() in MONTHS for t in tokens[i - 1 : i + 2] if t)

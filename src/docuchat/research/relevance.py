@@ -259,10 +259,9 @@ def _quarters(text: str) -> frozenset[str]:
 
 
 def _figure_stated(figure: str, sentence: Sentence, stated: str) -> bool:
-    """The figure is in the sentence or its neighbours, in its setting (the minutes "of 7
-    May" hold every sentence of that meeting's), or within a range the sentence states
-    ("between £1,000 and £5,000" holds a claim of £3,000)."""
-    if figure in sentence.numbers or figure in sentence.setting:
+    """The figure is in the sentence or its neighbours, or within a range the sentence
+    states ("between £1,000 and £5,000" holds a claim of £3,000)."""
+    if figure in sentence.numbers:
         return True
     value = float(figure.removesuffix("s"))  # "the 1980s"
     return any(low <= value <= high for low, high in _ranges(stated))
