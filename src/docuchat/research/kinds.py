@@ -53,9 +53,7 @@ _FINDERS: dict[str, re.Pattern[str]] = {
         # a share of an amount is an amount: "6% of salary"
         r"\b\d+(?:\.\d+)?\s?%\s+of\b|"
         rf"(?:US\$|[£$€¥])\s?\d[\d,]*(?:\.\d+)?{_SCALE}"
-        r"|\b\d[\d,]*(?:\.\d+)?" + _SCALE + r"\s?(?:p|pence|pounds|dollars|euros|GBP|USD|EUR)\b"
-        # an amount of nothing: "free of charge", "at no extra cost"
-        r"|\bfree of charge\b|\b(?:at )?no (?:extra |additional )?(?:cost|charge)\b",
+        r"|\b\d[\d,]*(?:\.\d+)?" + _SCALE + r"\s?(?:p|pence|pounds|dollars|euros|GBP|USD|EUR)\b",
         re.IGNORECASE,
     ),
     "percent": re.compile(r"\b\d+(?:\.\d+)?\s?(?:%|per ?cent\b|percentage points?\b|pts\b)"),
@@ -126,12 +124,6 @@ _CALENDAR_WORDS = MONTHS | {
 _CURRENCY_SIGNS = frozenset("£$€¥")
 _YEAR = re.compile(r"(?:1[89]|20)\d{2}")
 _ANYTHING_NUMERIC = ("money", "percent", "duration", "quantity")
-_RELATIVE_DATE = re.compile(
-    rf"(?:{_FINDERS['duration'].pattern})\s+(?:after|before|from|following|prior to)\b",
-    re.IGNORECASE,
-)
-"""A date stated by its distance from another: "30 days after delivery" (not "10 days of
-leave")."""
 
 
 # ── what a question asks for ────────────────────────────────────────────────
@@ -346,8 +338,7 @@ def _values(kind: Kind, text: str, counted: Sequence[str]) -> list[str]:
             if not any(start <= m.start() < end for start, end in dated)
         ]
     if kind == "date":
-        found = [m.group() for k in ("date", "time") for m in _FINDERS[k].finditer(folded)]
-        return found + [m.group() for m in _RELATIVE_DATE.finditer(folded)]
+        return [m.group() for k in ("date", "time") for m in _FINDERS[k].finditer(folded)]
     return [m.group() for m in _FINDERS[kind].finditer(folded)]
 
 

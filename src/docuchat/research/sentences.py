@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from docuchat.research.rows import header_and_row, is_row_of, row_reading
-from docuchat.research.subjects import defined_by_document, defined_in, header
+from docuchat.research.subjects import header
 from docuchat.research.text import numbers, sentence_spans
 from docuchat.research.words import content, stem, words
 
@@ -68,9 +68,8 @@ class Sentence:
     title: str = ""
     """Its document's title."""
     subjects: frozenset[str] = frozenset()
-    """Stems of the names its passage or document says it is about without its saying
-    them (``research.subjects``): the header's above it, and those its defined names
-    stand for."""
+    """Stems of the names its passage says it is about without its saying them: the
+    header's above it (``research.subjects``)."""
 
     @property
     def window(self) -> frozenset[str]:
@@ -85,8 +84,6 @@ class Sentence:
 def sentences(passages: Iterable[Passage]) -> list[Sentence]:
     """Every sentence of the passages, best passage first, each knowing its neighbours."""
     found: list[Sentence] = []
-    passages = list(passages)
-    defined = defined_by_document((p.title, p.text) for p in passages)
     for rank, passage in enumerate(passages):
         texts: list[str] = []
         groups: list[tuple[int, int]] = []  # per sentence: (its paragraph, its list or table)
@@ -112,9 +109,7 @@ def sentences(passages: Iterable[Passage]) -> list[Sentence]:
                 texts.append(text)
                 settings.append(frozenset(content(words(f"{passage.title} {heading}"))))
                 headers.append(above)
-        found += _neighbours(
-            passage, rank, texts, groups, (settings, headers), len(found), defined[passage.title]
-        )
+        found += _neighbours(passage, rank, texts, groups, (settings, headers), len(found))
     return found
 
 
@@ -138,7 +133,6 @@ def _neighbours(
     groups: Sequence[tuple[int, int]],
     setting: tuple[Sequence[frozenset[str]], Sequence[frozenset[str]]],
     first: int,
-    defined: Mapping[str, frozenset[str]],
 ) -> list[Sentence]:
     """The sentences with their neighbours; ``setting``: per sentence, the stems of its
     title and heading, and those of the header above it."""
@@ -174,7 +168,7 @@ def _neighbours(
                 settings[i],
                 nearby,
                 passage.title,
-                headers[i] | defined_in(defined, nearby),
+                headers[i],
             )
         )
     return found
