@@ -119,16 +119,3 @@ def test_an_increment_stated_as_a_share_answers_how_much_extra() -> None:
     [row] = sentences([Passage(1, "c1", text, "Halden price schedule")])
     judged = judge(asked.parts[0], row, asked.text, stating(row, {row.id: row}))
     assert judged.addresses and judged.found is not None and judged.found.text == "35%"
-
-
-@pytest.mark.parametrize(
-    ("question", "kind"),
-    [
-        # how much *of a thing*: in the thing's unit ("16 weeks" of leave)
-        ("If I am the main carer for a new baby, how much paid leave do I get?", "quantity"),
-        ("How much does the carrier charge?", "money"),
-        ("How much notice does the carrier need?", "duration"),
-    ],
-)
-def test_how_much_of_a_thing_asks_for_a_quantity_of_it(question: str, kind: Kind) -> None:
-    assert expected_kind(question) == kind

@@ -158,14 +158,6 @@ _CUES: tuple[tuple[Kind, re.Pattern[str]], ...] = (
     ("name", re.compile(r"^(?:and |so )?where\b|\bwhere (?:is|are|do|does|did|was|were|will)\b")),
 )
 _INCREMENT = re.compile(r"\bhow much (?:extra|more|less|additional|higher|lower)\b")
-"""An increment ("how much extra"): an amount, or a share of one."""
-_HOW_MUCH_OF = re.compile(
-    r"\bhow much (?!(?:does|do|did|is|are|was|were|will|would|can|could|should|shall|must|has"
-    r"|have|had|money|cash|notice|time)\b)[a-z]+(?: [a-z]+)? (?:do|does|did|will|can|is|are|was"
-    r"|were|should|must|would)\b"
-)
-"""How much *of a thing* ("how much paid leave do I get", "how much VAT is charged"): a
-quantity of it, in whatever unit the thing has (weeks of leave, pounds of VAT)."""
 _MONEY_VERBS = frozenset(
     "cost costs pay paid pays paying spend spent spends charge charged charges sell sold "
     "earn earned lose lost owe owed invoice invoiced price priced worth".split()
@@ -262,7 +254,7 @@ def expected_kind(question: str) -> Kind | None:
         named = "quantity"
     if named is None:
         named = comparative_kind(question)
-    if _INCREMENT.search(lowered) or _HOW_MUCH_OF.search(lowered):
+    if _INCREMENT.search(lowered):  # "how much extra": an amount, or a share of one
         return "quantity"
     money = bool(_MONEY_VERBS.intersection(said))
     if named in (None, "quantity") and money and (_WH.search(lowered) or "how much" in lowered):
