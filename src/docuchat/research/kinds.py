@@ -39,7 +39,11 @@ Kind = Literal[
 ]
 
 _NUMBER = r"(?:\d[\d,]*(?:\.\d+)?|" + "|".join(sorted(NUMBER_WORDS | {"one", "a"})) + r")"
-_UNITS = r"(?:second|minute|hour|day|week|fortnight|month|quarter|year)s?"
+_UNITS = (
+    r"(?:(?:second|minute|hour|day|week|fortnight|month|quarter|year)s?"
+    # as notes and tables abbreviate them: "4 hrs", "30 mins", "2 yrs", "48h"
+    r"|(?:sec|min|hr|wk|mth|yr)s?|h)"
+)
 # Month names capitalised, as dates write them ("may" is a verb, "May" a month).
 _MONTH = "|".join(m.capitalize() for m in sorted(MONTHS))
 _SCALE = r"(?:\s?(?:m|bn|k|million|billion|thousand)\b)?"
@@ -49,13 +53,16 @@ _FINDERS: dict[str, re.Pattern[str]] = {
         # a share of an amount is an amount: "6% of salary"
         r"\b\d+(?:\.\d+)?\s?%\s+of\b|"
         rf"(?:US\$|[£$€¥])\s?\d[\d,]*(?:\.\d+)?{_SCALE}"
-        r"|\b\d[\d,]*(?:\.\d+)?\s?(?:p|pence|pounds|dollars|euros|GBP|USD|EUR)\b",
+        r"|\b\d[\d,]*(?:\.\d+)?" + _SCALE + r"\s?(?:p|pence|pounds|dollars|euros|GBP|USD|EUR)\b",
         re.IGNORECASE,
     ),
     "percent": re.compile(r"\b\d+(?:\.\d+)?\s?(?:%|per ?cent\b|percentage points?\b|pts\b)"),
     "duration": re.compile(
         rf"\b{_NUMBER}(?:[\s-]+(?:business|working|calendar|clear|full|further))?[\s-]+{_UNITS}\b"
-        r"|\b24\s?x\s?7\b|\bannual(?:ly)?\b|\bmonthly\b|\bweekly\b|\bdaily\b",
+        r"|\b\d+(?:\.\d+)?(?:h|hrs?|mins?)\b|\b24\s?x\s?7\b|\bannual(?:ly)?\b|\b(?:month|week|dai|quarter|fortnight|year|hour)ly\b"
+        # a day named by its place: "the next working day", "the same day"
+        r"|\b(?:next|same|following)(?:\s+(?:business|working|calendar))?\s+day\b"
+        r"|\bevery\s+(?:other\s+)?(?:day|week|fortnight|month|quarter|year)\b",
         re.IGNORECASE,
     ),
     "time": re.compile(
@@ -70,6 +77,8 @@ _FINDERS: dict[str, re.Pattern[str]] = {
         r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:" + _MONTH + r")\b(?:\s+\d{4})?"
         r"|\b(?:" + _MONTH + r")(?:\s+\d{1,2}(?:st|nd|rd|th)?,?)?\s+\d{4}\b"
         r"|\b(?:1\d{3}|20\d{2})s?\b|\bQ[1-4]\b|\b\d{4}-\d{2}-\d{2}\b"
+        # written in figures: "01/08/2025", "1.8.25"
+        r"|\b\d{1,2}([/.])\d{1,2}\1(?:\d{4}|\d{2})\b"
         r"|\b\d{1,2}(?:st|nd|rd|th)\b|\bcentur(?:y|ies)\b"
         r"|\b(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?\b"
         r"|\b(?:end|start|beginning|middle|mid)[\s-]+(?:of\s+)?(?:" + _MONTH + r")\b"
@@ -113,6 +122,7 @@ _CALENDAR_WORDS = MONTHS | {
     "sunday",
 }
 _CURRENCY_SIGNS = frozenset("£$€¥")
+_YEAR = re.compile(r"(?:1[89]|20)\d{2}")
 _ANYTHING_NUMERIC = ("money", "percent", "duration", "quantity")
 
 
@@ -129,7 +139,7 @@ _CUES: tuple[tuple[Kind, re.Pattern[str]], ...] = (
     (
         "duration",
         re.compile(
-            r"\bhow (?:long|fast|quickly|soon)\b|\bhow much (?:notice|time)\b"
+            r"\bhow (?:long|fast|quickly|soon|often|frequently)\b|\bhow much (?:notice|time)\b"
             r"|\bhow many (?:seconds|minutes|hours|days|weeks|months|years)\b"
             r"|\bwithin what (?:time|period)\b"
         ),
@@ -147,6 +157,7 @@ _CUES: tuple[tuple[Kind, re.Pattern[str]], ...] = (
     ("person", re.compile(r"\b(?:who|whom)\b")),
     ("name", re.compile(r"^(?:and |so )?where\b|\bwhere (?:is|are|do|does|did|was|were|will)\b")),
 )
+_INCREMENT = re.compile(r"\bhow much (?:extra|more|less|additional|higher|lower)\b")
 _MONEY_VERBS = frozenset(
     "cost costs pay paid pays paying spend spent spends charge charged charges sell sold "
     "earn earned lose lost owe owed invoice invoiced price priced worth".split()
@@ -155,11 +166,12 @@ _VALUE_NOUNS: dict[Kind, frozenset[str]] = {
     "money": frozenset("price prices cost costs fee fees charge charges cover spend".split()),
     "percent": frozenset("percentage share".split()),
     "duration": frozenset(
-        "period periods terms duration time times notice timescale timeline".split()
+        "period periods terms duration time times notice timescale timeline window "
+        "frequency".split()
     ),
     "date": frozenset("date dates deadline day year years decade century month era".split()),
     "quantity": frozenset(
-        "limit limits rate rates maximum minimum total amount cap caps threshold".split()
+        "limit limits rate rates maximum minimum total amount cap caps threshold value".split()
     ),
 }
 """Nouns that name a value of a kind and nothing more ("the *limit*", "the notice *period*"):
@@ -242,6 +254,8 @@ def expected_kind(question: str) -> Kind | None:
         named = "quantity"
     if named is None:
         named = comparative_kind(question)
+    if _INCREMENT.search(lowered):  # "how much extra": an amount, or a share of one
+        return "quantity"
     money = bool(_MONEY_VERBS.intersection(said))
     if named in (None, "quantity") and money and (_WH.search(lowered) or "how much" in lowered):
         return "money"
@@ -348,7 +362,9 @@ def _may_be_person(name: str) -> bool:
 
 def _counts(text: str, counted: Sequence[str]) -> list[str]:
     """Numbers followed, within five words, by a word for what is counted ("250 Named
-    Users", "12 days of on-site training", "5 University of California campuses")."""
+    Users", "12 days of on-site training", "5 University of California campuses"), or a
+    whole number right after it, as lists and tables put them ("Buses: 212", "Number of
+    buses 212"); in figures or in words ("sixty-four")."""
     matches = list(re.finditer(r"[\w'’.,:-]+", text))
     tokens = [m.group() for m in matches]
     found = []
@@ -359,10 +375,16 @@ def _counts(text: str, counted: Sequence[str]) -> list[str]:
         beside = {t.strip(".,").lower() for t in tokens[max(0, i - 1) : i + 2]}
         if beside & MONTHS:  # a day of the month ("14 March"), not a count
             continue
-        if not (re.fullmatch(r"\d[\d,]*(?:\.\d+)?", bare) or bare in _COUNT_WORDS):
+        if not (
+            re.fullmatch(r"\d[\d,]*(?:\.\d+)?", bare) or _COUNT_WORDS.issuperset(bare.split("-"))
+        ):
             continue
-        after = [stem(t.strip(".,").lower()) for t in tokens[i + 1 : i + 6]]
-        if any(t in after for t in counted):
+        after = [stem(t.strip(".,:").lower()) for t in tokens[i + 1 : i + 6]]
+        # a whole number right after what it counts ("Buses: 212"), not a year ("Buses ran
+        # in 1998") or a version ("People & Culture, version 4.2")
+        whole = re.fullmatch(r"\d[\d,]*", bare) and not _YEAR.fullmatch(bare)
+        before = tokens[i - 1 : i] if whole and i else []
+        if any(t in after or t in [stem(b.strip(".,:").lower()) for b in before] for t in counted):
             found.append(token.strip(".,"))
     return found
 

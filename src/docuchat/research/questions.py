@@ -35,7 +35,7 @@ from docuchat.research.kinds import (
     expected_kind,
 )
 from docuchat.research.text import fold, numbers
-from docuchat.research.words import MONTHS, PRONOUNS, is_key, stem, words
+from docuchat.research.words import MONTHS, PRONOUNS, bare, is_key, stem, words
 
 BORROWED = 0.5
 """The weight of a term taken from another clause or the previous question."""
@@ -49,7 +49,7 @@ _SPLIT = re.compile(
 )
 _COMPARING = re.compile(
     r"\b(?:compare[sd]?|comparison|differ|differs|difference|different|versus|vs|each|both"
-    r"|respectively)\b|\b\w+er\b.*\bor\b|\bwhich\b.*\bor\b|\bor\b[^,]*\?\s*$",
+    r"|respectively|than)\b|\b\w+er\b.*\bor\b|\bwhich\b.*\bor\b|\bor\b[^,]*\?\s*$",
     re.IGNORECASE,
 )
 # A name: capitalised words ("New York", "Q2 2025"), joined by "of" or "&" inside.
@@ -68,6 +68,37 @@ _COMPARING_WORDS = (
 _NAME_RUN = re.compile(
     r"(?:[A-Z][\w&-]*|[\w-]*\d[\w-]*)(?:\s+(?:[A-Z][\w&-]*|\d[\w-]*))*", re.UNICODE
 )
+_THAN = re.compile(
+    rf"\s*,?\s*\b(?:than|compared\s+(?:with|to))\s+(?:(?:that|those)\s+of\s+)?"
+    rf"(?:(?:in|at|for|from|on|during|under|with)\s+)?(?:the\s+)?"
+    rf"(?P<last>{_NAME})"
+)
+Compared = tuple[tuple[str, ...], tuple[str, ...]]
+"""A comparison's subjects, and the question asked of each alone."""
+_PHRASE_TOKEN = re.compile(r"[\w'’][\w'’./-]*|[^\w\s]")
+_PHRASE_ENDS = frozenset(",;:?!()-–—/.")
+_PHRASE_JOINS = frozenset({"or", "vs", "versus", "and"})
+_PHRASE_LEADS = frozenset(
+    "the a an our your their its this that these those in at for of on from with".split()
+)
+_COMPARED_BY_AND = re.compile(
+    r"\b(?:compare[sd]?|comparison|differ|differs|difference|different|both)\b",
+    re.IGNORECASE,
+)
+_OPENER = re.compile(r"^\s*(?:and|but|also|so|what about|how about|what of)\b", re.IGNORECASE)
+_PREPOSITIONS = frozenset(
+    "in at for of on from with to outside inside during before after under over by within".split()
+)
+_ACROSS = re.compile(
+    r"\b(?:two|three|both|each|either|which)\s+(?:of\s+(?:the|our|these|those)\s+)?"
+    r"(?:(?:the|our|these|those)\s+)?(?:[\w-]+\s+)?(?P<noun>contracts?|agreements?|suppliers?"
+    r"|vendors?|providers?|proposals?|policies|policy|offers?|quotes?|documents?|partners?"
+    r"|companies|company)\b",
+    re.IGNORECASE,
+)
+"""Documents compared by a common noun: "the two contracts", "which supplier", "both
+proposals", "each of our agreements"."""
+_SEVERAL = frozenset("two three both each either".split())
 _FOLLOW_UP = re.compile(r"^\s*(?:and|so|what about|how about|also)\b", re.IGNORECASE)
 _YES_NO = re.compile(
     r"^(?:do|does|did|is|are|was|were|can|could|has|have|had|will|would|should|may|must)\b",
@@ -140,6 +171,11 @@ class Asked:
     and Brightline agreements take effect?"): the question as one part, which a sentence
     that names them all may answer at once; else each subject's part is answered."""
 
+    across: bool = False
+    """Compares the documents it names by a common noun, not by their names ("the two
+    contracts", "which supplier", "both proposals"): each document opened is a subject,
+    answered by its own best sentence."""
+
     def as_one(self) -> Asked | None:
         """The question as one part about all its subjects together, when it names them so."""
         if self.together is None:
@@ -185,16 +221,23 @@ def analyse(question: str, earlier: Sequence[str] = ()) -> Asked:
         resolved = _substituted(text, previous.text)
         if resolved is not None:
             return replace(analyse(resolved), follow_up=True)
+        rephrased = _rephrased(text, previous.text)
+        if rephrased is not None:
+            return _naming(replace(analyse(rephrased[0]), follow_up=True), rephrased[1])
     clauses = [c for c in _SPLIT.split(text) if c.strip()] or [text]
     comparing = bool(_COMPARING.search(text))
-    compared = _subjects(text) if comparing or len(clauses) == 1 else None
+    compared = _subjects(text, comparing=comparing) if comparing or len(clauses) == 1 else None
     subjects: tuple[str, ...] = ()
     together = None
+    across = None if compared is not None else _across_documents(text, comparing)
     if compared is not None:
-        subjects, span = compared
-        parts = _compared(text, subjects, span)
+        subjects, asked_of = compared
+        parts = _compared(text, subjects, asked_of)
         together = None if comparing else _part(text)
+    elif across is not None and len(clauses) == 1:
+        parts = [_across(text, across.group())]
     else:
+        across = None
         parts = [_part(clauses[0])]
         for clause in clauses[1:]:
             parts.append(_borrowing(_part(clause), parts[0], follow_up=False))
@@ -209,6 +252,7 @@ def analyse(question: str, earlier: Sequence[str] = ()) -> Asked:
         follow_up=follow_up,
         subjects=subjects,
         together=together,
+        across=across is not None,
     )
 
 
@@ -224,6 +268,52 @@ def _substituted(question: str, previous: str) -> str | None:
     coded = bool(_CODE.search(new[0].group()))
     same = [m for m in old if bool(_CODE.search(m.group())) == coded] or old
     return f"{previous[: same[0].start()]}{new[0].group()}{previous[same[0].end() :]}"
+
+
+def _naming(asked: Asked, phrase: str) -> Asked:
+    """``asked`` with ``phrase`` a name its evidence must hold, as a name a follow-up puts in
+    place of another is: what the follow-up asks about ("And from *interstate*?" is not
+    answered by what is said of working from overseas)."""
+    name = tuple(stem(w) for w in words(phrase) if is_key(w))
+    return replace(asked, parts=tuple(replace(p, named=(*p.named, name)) for p in asked.parts))
+
+
+def _rephrased(question: str, previous: str) -> tuple[str, str] | None:
+    """A follow-up that is only a phrase ("And for the security gates?", "And the app store
+    approval risk?", "What about outside business hours?") asks the previous question of
+    it: in place of the previous question's phrase after the same preposition ("for a
+    chilled display cabinet"), else of its phrase with the same last word ("the WMS data
+    quality risk"), else with the phrase added when it has a preposition the previous
+    question lacks; and the phrase. None when the follow-up is more than that."""
+    opened = _OPENER.match(question)
+    if opened is None:
+        return None
+    tokens = list(_PHRASE_TOKEN.finditer(question, opened.end()))
+    lead = bare(tokens[0].group()) if tokens else ""
+    preposition = lead if lead in _PREPOSITIONS else ""
+    phrase = _phrase_words(tokens[1:] if preposition else tokens, skip_lead=True)
+    rest = [t for t in tokens if t.start() >= phrase[-1].end()] if phrase else []
+    if not phrase or any(t.group() not in "?.!" for t in rest):
+        return None
+    said = question[phrase[0].start() : phrase[-1].end()]
+    earlier = list(_PHRASE_TOKEN.finditer(previous))
+    for i, token in enumerate(earlier):
+        if preposition and bare(token.group()) == preposition:
+            # The phrase after the preposition, its determiner too ("for *a* chilled…").
+            old = _phrase_words(earlier[i + 1 :], skip_lead=True)
+            if old and i + 1 < len(earlier):
+                said = question[tokens[1].start() : phrase[-1].end()]
+                old = [earlier[i + 1], *old]
+        elif not preposition and stem(bare(token.group())) == stem(bare(phrase[-1].group())):
+            old = _phrase_words(earlier[i::-1])[::-1]
+        else:
+            continue
+        if old:
+            return f"{previous[: old[0].start()]}{said}{previous[old[-1].end() :]}", said
+    if not preposition:
+        return None
+    end = previous.rstrip().rstrip("?.!")
+    return f"{end} {preposition} {said}{previous[len(end) :]}", said
 
 
 def _name_runs(text: str) -> list[re.Match[str]]:
@@ -335,19 +425,124 @@ def _borrowing(part: Part, other: Part, *, follow_up: bool) -> Part:
     )
 
 
-def _subjects(question: str) -> tuple[tuple[str, ...], tuple[int, int]] | None:
+def _subjects(question: str, *, comparing: bool = False) -> Compared | None:
     """The names a comparison puts side by side ("Acme and Brightline", "Acme, Brightline
-    and Corvid", "Corvid or Acme", "in Q2 2025 or in Q2 2024") and where they are."""
+    and Corvid", "Corvid or Acme", "in Q2 2025 or in Q2 2024", "Acme… than Brightline")
+    and the question asked of each; when ``comparing`` and it names none so, the phrases it
+    does (``_phrases``)."""
     for match in _SUBJECTS.finditer(question):
         middle = re.findall(_NAME, match.group("middle") or "")
         found = [match.group("first"), *middle, match.group("last")]
         found = [re.sub(r"['’]s$", "", name).rstrip(".,;:?!") for name in found]
         if len(set(found)) >= 2 and all(_names(f"of {name}") for name in found):
-            return tuple(dict.fromkeys(found)), match.span()
+            subjects = tuple(dict.fromkeys(found))
+            return subjects, _asked_of(question, subjects, match.span())
+    if not comparing:
+        return None
+    return _than(question) or _phrases(question)
+
+
+def _asked_of(question: str, subjects: Sequence[str], span: tuple[int, int]) -> tuple[str, ...]:
+    """The question asked of each subject alone: the span naming them all replaced by its
+    name ("Compare the notice periods of Acme")."""
+    return tuple(f"{question[: span[0]]}{subject}{question[span[1] :]}" for subject in subjects)
+
+
+def _than(question: str) -> Compared | None:
+    """Two names compared by "than" or "compared with" ("Is Acme's notice period longer
+    than Brightline's?"): the one after it and the last name of the same form before it
+    (a code for a code); the question without the "than…" asked of each."""
+    match = _THAN.search(question)
+    if match is None:
+        return None
+    last = match.group("last")
+    coded = bool(_CODE.search(last))
+    first_word = re.match(r"\s*\S+", question)
+    start = first_word.end() if first_word else 0
+    named = re.compile(_NAME).finditer(question, start, match.start())
+    earlier = [m for m in named if bool(_CODE.search(m.group())) == coded]
+    if not earlier:
+        return None
+    first = earlier[-1]
+    subjects = tuple(re.sub(r"['’]s$", "", n).rstrip(".,;:?!") for n in (first.group(), last))
+    if subjects[0] == subjects[1] or not all(_names(f"of {name}") for name in subjects):
+        return None
+    rest = f"{question[: match.start()].rstrip()}{question[match.end() :]}"
+    other = f"{rest[: first.start()]}{last}{rest[first.end() :]}"
+    return subjects, (rest, other)
+
+
+def _phrases(question: str) -> Compared | None:
+    """Subjects a comparison names by phrases of any case ("the LED track spotlight or the
+    emergency exit sign", "primary carer versus secondary carer", "cobaltline vs
+    tallowwood payment terms") with a word that compares ("vs", "longer", "compare") or
+    chooses ("which… or"): the key words either side of "or", "vs" or "versus" (of
+    "and" only when a word such as "compare" asks for a comparison), up to a word that is
+    none. The second phrase is at most as long as the first: what follows is what both are
+    compared by ("tallowwood *payment terms*")."""
+    said = set(words(question))
+    if not (said & _COMPARING_WORDS or ({"which", "who"} & said and "or" in said)):
+        return None
+    tokens = list(_PHRASE_TOKEN.finditer(question))
+    joins = _PHRASE_JOINS if _COMPARED_BY_AND.search(question) else _PHRASE_JOINS - {"and"}
+    for i, token in enumerate(tokens):
+        if token.group().lower().rstrip(".") not in joins:
+            continue
+        before = _phrase_words(tokens[i - 1 :: -1] if i else [])[::-1]
+        after = _phrase_words(tokens[i + 1 :], skip_lead=True)[: len(before)]
+        if not before or not after:
+            continue
+        found = [question[p[0].start() : p[-1].end()] for p in (before, after)]
+        if fold(found[0]).lower() != fold(found[1]).lower():
+            span = (before[0].start(), after[-1].end())
+            return tuple(found), _asked_of(question, found, span)
     return None
 
 
-def _compared(question: str, subjects: Sequence[str], span: tuple[int, int]) -> list[Part]:
+def _phrase_words(
+    tokens: Sequence[re.Match[str]], *, skip_lead: bool = False
+) -> list[re.Match[str]]:
+    """The key words at the start of ``tokens``, after one determiner or preposition when
+    ``skip_lead`` ("or *the* emergency exit sign"; not "and *by how much*…", a clause)."""
+    found: list[re.Match[str]] = []
+    for token in tokens:
+        word = bare(token.group())
+        if is_key(word) and word not in _COMPARING_WORDS and token.group()[0] not in _PHRASE_ENDS:
+            found.append(token)
+        elif found or not skip_lead or word not in _PHRASE_LEADS:
+            break
+        else:
+            skip_lead = False
+    return found
+
+
+def _across_documents(question: str, comparing: bool) -> re.Match[str] | None:
+    """Where a question compares documents by a common noun: "the two contracts", "both
+    proposals", or "which supplier" with a word that compares ("which supplier responds
+    *faster*"; not "which supplier did the committee pick", a fact)."""
+    found = _ACROSS.search(question)
+    if found is None or bare(found.group().split()[0]) in _SEVERAL:
+        return found
+    return found if comparing or COMPARATIVES & set(words(question)) else None
+
+
+def _across(question: str, noun: str) -> Part:
+    """The part a comparison across documents asks of each: the question without the words
+    that compare and those that name the documents ("two supplier contracts"), which they
+    need not use; "which" asks for the fact its comparative compares, not for a name."""
+    whole = _part(question)
+    kind = comparative_kind(question) or whole.kind if whole.kind in CHOOSING_KINDS else whole.kind
+    dropped = {stem(w) for w in _COMPARING_WORDS} | {stem(w) for w in words(noun)}
+    return replace(
+        whole,
+        kind=kind,
+        terms={t: w for t, w in whole.terms.items() if t not in dropped},
+        keywords=tuple(w for w in whole.keywords if stem(w) not in dropped),
+        head=() if set(whole.head) & set(words(noun)) else whole.head,
+    )
+
+
+def _compared(question: str, subjects: Sequence[str], asked_of: Sequence[str]) -> list[Part]:
     """A part per subject: the question's terms without the other subjects' names, and its
     text the question asked of that subject alone ("Compare the notice periods of Acme").
     "Who" or "which" picks among the subjects ("Who responds faster, Corvid or Acme?"):
@@ -361,11 +556,11 @@ def _compared(question: str, subjects: Sequence[str], span: tuple[int, int]) -> 
     shared = {t: w for t, w in whole.terms.items() if t not in every | framing}
     keywords = [w for w in whole.keywords if stem(w) in shared]
     parts = []
-    for subject, own in named.items():
+    for (subject, own), text in zip(named.items(), asked_of, strict=True):
         parts.append(
             replace(
                 whole,
-                text=f"{question[: span[0]]}{subject}{question[span[1] :]}",
+                text=text,
                 terms={**shared, **dict.fromkeys(own, 1.0)},
                 named=(*(n for n in whole.named if not every & set(n)), tuple(own)),
                 subject=subject,

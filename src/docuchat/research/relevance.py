@@ -6,7 +6,9 @@ For one part of a question (``questions.Part``) and one sentence read in its pas
 sentence *addresses* the part when
 
 - it names what the part is about: every name, date and code of the part is in the sentence
-  or around it (``names``; a name one slip away, "Carslbad" for "Carlsbad", counts);
+  or around it, or its document says it is about it without its saying so (an e-mail's To
+  line, a contract's "the Supplier"; ``research.subjects``); ``names``; a name one slip
+  away, "Carslbad" for "Carlsbad", counts;
 - it or its neighbours name the thing asked for when a value alone does not ("the *account*
   number"; ``head``; a heading above it does not count: "Executive summary" names no chief
   executive);
@@ -192,7 +194,7 @@ def judge(
     outdo."""
     stated = quoted or sentence.text
     around = sentence.surroundings | _quarters(stated)
-    missing = tuple(sorted(_missing_names(part, around)))
+    missing = tuple(sorted(_missing_names(part, around | sentence.subjects)))
     missing += tuple(f for f in sorted(part.figures) if not _figure_stated(f, sentence, stated))
     unsaid = [w for w in part.head if not _said(w, sentence.nearby)]
     missing_head = part.head if unsaid else ()

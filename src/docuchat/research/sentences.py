@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from docuchat.research.rows import header_and_row, is_row_of, row_reading
+from docuchat.research.subjects import header
 from docuchat.research.text import numbers, sentence_spans
 from docuchat.research.words import content, stem, words
 
@@ -66,6 +67,9 @@ class Sentence:
     """Its words and its neighbours' as written (lower case), every one."""
     title: str = ""
     """Its document's title."""
+    subjects: frozenset[str] = frozenset()
+    """Stems of the names its passage says it is about without its saying them: the
+    header's above it (``research.subjects``)."""
 
     @property
     def window(self) -> frozenset[str]:
@@ -84,9 +88,12 @@ def sentences(passages: Iterable[Passage]) -> list[Sentence]:
         texts: list[str] = []
         groups: list[tuple[int, int]] = []  # per sentence: (its paragraph, its list or table)
         settings: list[frozenset[str]] = []
+        headers: list[frozenset[str]] = []
         heading = ""
+        above: frozenset[str] = frozenset()  # the last header block's stems
         paragraphs = _PARAGRAPH_BREAK.split(passage.text)
         for number, paragraph in enumerate(paragraphs):
+            above = header(paragraph) or above
             if _heads_rows(paragraph, paragraphs[number + 1 : number + 2]):
                 heading = paragraph.strip()
                 continue
@@ -101,7 +108,8 @@ def sentences(passages: Iterable[Passage]) -> list[Sentence]:
                 groups.append((number, groups[-1][1] if listed else len(texts)))
                 texts.append(text)
                 settings.append(frozenset(content(words(f"{passage.title} {heading}"))))
-        found += _neighbours(passage, rank, texts, groups, settings, len(found))
+                headers.append(above)
+        found += _neighbours(passage, rank, texts, groups, (settings, headers), len(found))
     return found
 
 
@@ -123,9 +131,12 @@ def _neighbours(
     rank: int,
     texts: Sequence[str],
     groups: Sequence[tuple[int, int]],
-    settings: Sequence[frozenset[str]],
+    setting: tuple[Sequence[frozenset[str]], Sequence[frozenset[str]]],
     first: int,
 ) -> list[Sentence]:
+    """The sentences with their neighbours; ``setting``: per sentence, the stems of its
+    title and heading, and those of the header above it."""
+    settings, headers = setting
     said = [words(t) for t in texts]
     sequences = [content(w) for w in said]
     stem_sets = [frozenset(s) for s in sequences]
@@ -157,6 +168,7 @@ def _neighbours(
                 settings[i],
                 nearby,
                 passage.title,
+                headers[i],
             )
         )
     return found

@@ -14,7 +14,7 @@ no sentence addresses is said to be unanswered; when no part is addressed the an
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from docuchat.research.offline.evidence import Reading, read, relevance
 from docuchat.research.offline.question import Question
@@ -38,7 +38,7 @@ from docuchat.research.sentences import (
 )
 from docuchat.research.similarity import SentenceSimilarity
 from docuchat.research.text import fold
-from docuchat.research.words import TOKEN, bare, stem
+from docuchat.research.words import TOKEN, bare, stem, stems
 
 # A paragraph of its own, so that no quote's citation is checked against the prefix's words.
 PREFIX = "From the documents (extractive):\n\n"
@@ -105,8 +105,32 @@ def assess(
         )
         if whole.parts[0].chosen is not None:
             return whole
+    if asked.across:
+        return _across(asked, found, similarity, limits)
     parts = [_assess_part(part, asked, found, similarity, limits) for part in asked.parts]
     return Assessment(asked, parts)
+
+
+def _across(
+    asked: Asked,
+    found: list[Sentence],
+    similarity: SentenceSimilarity | None,
+    limits: Thresholds,
+) -> Assessment:
+    """A comparison across the documents read: the question asked of each document alone,
+    labelled with its title; the documents whose sentences address it, or the question
+    unanswered when none does."""
+    part = asked.parts[0]
+    titles = dict.fromkeys(s.title for s in found)
+    answered = []
+    for title in titles:
+        own = replace(part, subject=title)
+        mine = [s for s in found if s.title == title]
+        answered.append(_assess_part(own, asked, mine, similarity, limits))
+    addressed = [a for a in answered if a.chosen is not None]
+    if len(addressed) < 2:  # a comparison of one document is an answer as any other
+        return Assessment(asked, [_assess_part(part, asked, found, similarity, limits)])
+    return Assessment(replace(asked, parts=tuple(a.part for a in addressed)), addressed)
 
 
 def _assess_part(
@@ -124,10 +148,17 @@ def _assess_part(
     judgements = Judgements.of(found, reading, by_id, limits)
     addressing = [(s, j) for s in ranked if (j := judgements.judged(s)).addresses]
     if addressing:
-        if limits.gates:
-            s, judged = max(addressing, key=lambda c: scores[c[0].id] + HELD_WEIGHT * c[1].held)
-        else:  # the best-scored; of equals, the best-ranked
-            s, judged = max(addressing, key=lambda c: c[1].score)
+        own = _own_words(part, asked)
+        # A comparison's subject first by a sentence holding its own words; then, with the
+        # gates, the best rank plus the share held, else the best score (of equals, the
+        # best-ranked).
+        s, judged = max(
+            addressing,
+            key=lambda c: (
+                own <= c[0].stems | c[0].setting,
+                scores[c[0].id] + HELD_WEIGHT * c[1].held if limits.gates else c[1].score,
+            ),
+        )
         quotes = (
             _pick_more(s, ranked, judgements)
             if asked.wants_more
@@ -136,6 +167,16 @@ def _assess_part(
         return PartAnswer(part, reading, scores, ranked, s, judged, quotes)
     best = ranked[0]
     return PartAnswer(part, reading, scores, ranked, None, judgements.judged(best))
+
+
+def _own_words(part: Part, asked: Asked) -> frozenset[str]:
+    """The stems that tell a comparison's subject from the others ("secondary" of
+    "secondary carer" against "primary carer"): a sentence that holds them itself says
+    the subject's fact, where one that has them only beside it may say another's."""
+    if not part.subject:
+        return frozenset()
+    others = {w for p in asked.parts if p is not part for w in stems(p.subject)}
+    return frozenset(stems(part.subject) - others)
 
 
 @dataclass(slots=True)
@@ -190,7 +231,7 @@ def quoted_answer(judged: Assessment) -> str:
     done = [p for p in judged.parts if p.chosen is not None]
     if not done:
         return ABSTAIN
-    labelled = judged.asked.comparison
+    labelled = judged.asked.comparison or judged.asked.across
     paragraphs, used = [], set()
     for part in done:
         fresh = [(s, w) for s, w in part.quotes if s.id not in used]
@@ -199,9 +240,12 @@ def quoted_answer(judged: Assessment) -> str:
             continue
         quoted = " ".join(_quote(s, part.reading, w) for s, w in fresh)
         paragraphs.append(f"{part.part.subject}: {quoted}" if labelled else quoted)
-    missing = [p for p in judged.parts if p not in done]
-    paragraphs += [_unanswered(p.part) for p in missing]
-    return PREFIX + "\n\n".join(paragraphs)
+    missing = [_unanswered(p.part) for p in judged.parts if p not in done]
+    if judged.asked.comparison and missing:
+        # A comparison lacking a subject's fact cannot be made: the answer says so first
+        # (it declines), then quotes what the documents say of the other subjects.
+        return "\n\n".join([*missing, PREFIX.strip(), *paragraphs])
+    return PREFIX + "\n\n".join([*paragraphs, *missing])
 
 
 def _unanswered(part: Part) -> str:

@@ -43,7 +43,14 @@ def plan(turn: Turn, asked: Asked, budget: Budget, *, by_meaning: bool = False) 
         if refined:
             return [(SEARCH, {"query": refined})]
     hits = _rank_hits([h for search in turn.searches for h in search], asked.terms)
-    return _opening(hits, calls_left)
+    return _opening(_by_document(hits) if asked.across else hits, calls_left)
+
+
+def _by_document(hits: Sequence[Hit]) -> list[Hit]:
+    """The best hit of each document first, then the rest: a comparison across documents
+    opens a passage of each."""
+    firsts = list({h.doc_id: h for h in reversed(hits)}.values())[::-1]
+    return _distinct([*firsts, *hits])
 
 
 def _opening(hits: Sequence[Hit], calls_left: int) -> list[Call]:
