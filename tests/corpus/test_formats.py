@@ -193,6 +193,15 @@ def test_a_sheet_of_one_column_or_all_text_keeps_its_first_row_as_header() -> No
     assert _place_of(all_text, "Currency") == SheetCells("Plans", 2, 2, 1, 2)
 
 
+def test_a_long_sheet_without_a_header_says_each_row_once() -> None:
+    rows = [[n * 10] for n in range(sheets.MAX_PREAMBLE_ROWS + 5)]
+    doc = parse_bytes(_sheet_of(*rows), "numbers.xlsx")
+    assert _blocks(doc) == [str(n * 10) for n in range(sheets.MAX_PREAMBLE_ROWS + 5)]
+    with_header = parse_bytes(_sheet_of(["Reading"], *rows), "readings.xlsx")
+    assert _blocks(with_header)[1:3] == ["Reading\n0", "Reading\n10"]
+    assert len(with_header.blocks) == len(rows) + 1
+
+
 def test_a_csv_with_a_title_line_reads_its_header_below_it() -> None:
     data = b"Budget 2026\nDepartment,Budget\nFacilities,184000\n"
     doc = parse_bytes(data, "budget.csv")

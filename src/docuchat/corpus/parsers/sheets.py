@@ -111,15 +111,16 @@ def _add_table(
     builder: DocumentBuilder, sheet: str, page: int, rows: Iterable[Sequence[Any]]
 ) -> None:
     header: str | None = None
-    above: list[_Line] = []  # the rows read before the header is known
+    above: list[_Line] | None = []  # the rows read while the header is not known yet
     for line in _lines(sheet, rows):
-        if header is not None:
-            builder.add(f"{header}\n{line.text}", page, place=line.place)
+        if above is None:
+            builder.add(f"{header}\n{line.text}" if header else line.text, page, place=line.place)
             continue
         above.append(line)
         if line.is_header or len(above) > MAX_PREAMBLE_ROWS:
             header = _start_table(builder, page, above)
-    if header is None and above:
+            above = None
+    if above:
         _start_table(builder, page, above)
 
 
