@@ -121,6 +121,97 @@ def test_xlsx_rows_keep_their_header_and_their_cells() -> None:
     assert _place_of(doc, "Approved") == SheetCells("Notes", 2, 2, 2, 2)
 
 
+def _sheet_of(*rows: list[object], merge: str | None = None) -> bytes:
+    book = openpyxl.Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.title = "Plans"
+    for row in rows:
+        sheet.append(row)
+    if merge:
+        sheet.merge_cells(merge)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+_TITLE = "Price list 2026-27 (AUD, excluding GST)"
+
+
+def test_a_title_row_above_the_header_is_said_once_and_not_taken_for_the_header() -> None:
+    data = _sheet_of(
+        [_TITLE],
+        ["Plan", "Price per user (AUD)", "Term"],
+        ["Crew", 45, "12 months"],
+        merge="A1:C1",
+    )
+    doc = parse_bytes(data, "prices.xlsx")
+    assert _blocks(doc) == [
+        _TITLE,
+        "Plan | Price per user (AUD) | Term",
+        "Plan | Price per user (AUD) | Term\nCrew | 45 | 12 months",
+    ]
+    assert _place_of(doc, _TITLE) == SheetCells("Plans", 1, 1, 1, 1)
+    place = _place_of(doc, "Crew")
+    assert isinstance(place, SheetCells) and place.label() == "Plans!A3:C3"
+
+
+def test_a_title_blank_rows_and_notes_are_the_sheet_s_preamble_above_its_table() -> None:
+    data = _sheet_of(
+        [_TITLE],
+        [],
+        ["Prices are per user per month.", None, None],
+        [None, "Note: 2026-27 prices apply from 1 July 2026."],
+        [],
+        [None, "Plan", "Price per user (AUD)", "Users"],
+        [None, "Starter", 32, "1 to 10"],
+        [None, "Crew", 49, "up to 150"],
+    )
+    doc = parse_bytes(data, "prices.xlsx")
+    header = "Plan | Price per user (AUD) | Users"
+    assert _blocks(doc) == [
+        _TITLE,
+        "Prices are per user per month.",
+        "Note: 2026-27 prices apply from 1 July 2026.",
+        header,
+        f"{header}\nStarter | 32 | 1 to 10",
+        f"{header}\nCrew | 49 | up to 150",
+    ]
+    assert doc.text.count(_TITLE) == 1
+    assert _place_of(doc, "Note: 2026") == SheetCells("Plans", 4, 4, 2, 2)
+    assert _place_of(doc, "Starter") == SheetCells("Plans", 7, 7, 2, 4)
+    assert _place_of(doc, "Crew") == SheetCells("Plans", 8, 8, 2, 4)
+
+
+def test_a_sheet_of_one_column_or_all_text_keeps_its_first_row_as_header() -> None:
+    one_column = parse_bytes(_sheet_of(["Staff"], ["Dana Reyes"], ["Omar Haddad"]), "s.xlsx")
+    assert _blocks(one_column) == ["Staff", "Staff\nDana Reyes", "Staff\nOmar Haddad"]
+    all_text = parse_bytes(
+        _sheet_of(["Term", "Detail"], ["Currency", "Australian dollars"]), "t.xlsx"
+    )
+    assert _blocks(all_text) == ["Term | Detail", "Term | Detail\nCurrency | Australian dollars"]
+    assert _place_of(all_text, "Currency") == SheetCells("Plans", 2, 2, 1, 2)
+
+
+def test_a_long_sheet_without_a_header_says_each_row_once() -> None:
+    rows = [[n * 10] for n in range(sheets.MAX_PREAMBLE_ROWS + 5)]
+    doc = parse_bytes(_sheet_of(*rows), "numbers.xlsx")
+    assert _blocks(doc) == [str(n * 10) for n in range(sheets.MAX_PREAMBLE_ROWS + 5)]
+    with_header = parse_bytes(_sheet_of(["Reading"], *rows), "readings.xlsx")
+    assert _blocks(with_header)[1:3] == ["Reading\n0", "Reading\n10"]
+    assert len(with_header.blocks) == len(rows) + 1
+
+
+def test_a_csv_with_a_title_line_reads_its_header_below_it() -> None:
+    data = b"Budget 2026\nDepartment,Budget\nFacilities,184000\n"
+    doc = parse_bytes(data, "budget.csv")
+    assert _blocks(doc) == [
+        "Budget 2026",
+        "Department | Budget",
+        "Department | Budget\nFacilities | 184000",
+    ]
+
+
 def test_the_cells_of_a_quote_over_several_rows_join_into_one_range() -> None:
     doc = parse_bytes(_workbook(), "budget.xlsx")
     start = doc.text.index("Facilities")

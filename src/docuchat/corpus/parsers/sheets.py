@@ -4,12 +4,15 @@ openpyxl is the maintained reader of the format; its read-only mode streams rows
 without loading the workbook into memory, and values come as saved (formulas give
 the result Excel cached). The zip is checked against decompression bombs first.
 
-Each sheet is one page and a table: the first non-empty row is its header when all
-its cells are text; every later row is a block of two lines, the header and the
-row, cells joined by `` | `` ("Department | Budget\\nFacilities | 184,000"), so a
-row never loses what its columns mean, however the text is cut into chunks. A
-block's place is the sheet and the row's cells ("Budget 2026!A2:C2"). Numbers are
-written with thousands separators as spreadsheets show them.
+Each sheet is one page and a table: its header is the first row of two or more
+cells, all text (a title, blank rows and notes above it are the sheet's preamble,
+each line kept once on its own); without one (a single column), the first non-empty
+row is the header when it is text. Every row below the header is a block of two
+lines, the header and the row, cells joined by `` | `` ("Department |
+Budget\\nFacilities | 184,000"), so a row never loses what its columns mean,
+however the text is cut into chunks. A block's place is the sheet and the row's
+cells ("Budget 2026!A2:C2"). Numbers are written with thousands separators as
+spreadsheets show them.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from __future__ import annotations
 import csv
 import datetime
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from docuchat.corpus.parsers._decode import decode_text
@@ -31,6 +35,7 @@ CSV_MEDIA_TYPE = "text/csv"
 MAX_SHEETS = 500
 MAX_CELLS = 2_000_000  # cells visited, empty ones included, in all sheets
 MAX_CELL_CHARS = 32_767  # Excel's own limit per cell
+MAX_PREAMBLE_ROWS = 20  # rows above the header (title, notes) looked through for it
 _SEPARATOR = " | "
 
 
@@ -106,19 +111,60 @@ def _add_table(
     builder: DocumentBuilder, sheet: str, page: int, rows: Iterable[Sequence[Any]]
 ) -> None:
     header: str | None = None
+    above: list[_Line] | None = []  # the rows read while the header is not known yet
+    for line in _lines(sheet, rows):
+        if above is None:
+            builder.add(f"{header}\n{line.text}" if header else line.text, page, place=line.place)
+            continue
+        above.append(line)
+        if line.is_header or len(above) > MAX_PREAMBLE_ROWS:
+            header = _start_table(builder, page, above)
+            above = None
+    if above:
+        _start_table(builder, page, above)
+
+
+def _start_table(builder: DocumentBuilder, page: int, above: list[_Line]) -> str | None:
+    """Add the rows read so far (preamble, header, the first rows) and give the header.
+
+    The header is the first row of two or more text cells; the lines above it (a title,
+    notes) are the sheet's preamble, each once on its own. Without such a row (one column,
+    or none within ``MAX_PREAMBLE_ROWS``), the first row is the header when it is all text.
+    """
+    at = next((i for i, line in enumerate(above) if line.is_header), None)
+    if at is None:
+        at = 0 if above[0].is_label_row else len(above)
+    header = above[at].text if at < len(above) else None
+    for index, line in enumerate(above):
+        under = header is not None and index > at
+        builder.add(f"{header}\n{line.text}" if under else line.text, page, place=line.place)
+    return header
+
+
+@dataclass(frozen=True)
+class _Line:
+    """A non-empty row: its cells joined, where they are, and whether it reads as a header."""
+
+    text: str
+    place: SheetCells
+    is_label_row: bool  # every filled cell is text
+    is_header: bool  # and there are at least two of them
+
+
+def _lines(sheet: str, rows: Iterable[Sequence[Any]]) -> Iterator[_Line]:
     for number, row in enumerate(rows, start=1):
         cells = [_cell_text(value) for value in row]
         filled = [index for index, cell in enumerate(cells, start=1) if cell]
         if not filled:
             continue
         first, last = filled[0], filled[-1]
-        line = _SEPARATOR.join(cells[first - 1 : last])
-        place = SheetCells(sheet, number, number, first, last)
-        if header is None and all(cells[i - 1] and _is_label(row[i - 1]) for i in filled):
-            header = line
-            builder.add(line, page, place=place)
-        else:
-            builder.add(f"{header}\n{line}" if header else line, page, place=place)
+        labels = all(_is_label(row[i - 1]) for i in filled)
+        yield _Line(
+            _SEPARATOR.join(cells[first - 1 : last]),
+            SheetCells(sheet, number, number, first, last),
+            is_label_row=labels,
+            is_header=labels and len(filled) >= 2,
+        )
 
 
 def _is_label(value: Any) -> bool:
