@@ -48,7 +48,7 @@ from docuchat.store.accounts import Turn
 
 OWNER = "business-set"
 _CURRENCY = re.compile(r"[$£€¥]")
-_INDEX_VERSION = 2  # bump when what the cached index holds changes meaning (2: sheet titles)
+_INDEX_VERSION = 3  # bump when what the cached index holds changes meaning (3: sheet titles)
 
 
 @dataclass(frozen=True, slots=True)
