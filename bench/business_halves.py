@@ -77,18 +77,26 @@ def figures(questions: Sequence[SetQuestion], outcome: dict[str, dict[str, Any]]
     result: dict[str, Any] = {}
     for kind in KINDS:
         mine = [outcome[q.id] for q in questions if q.kind == kind]
-        key = "declined" if kind == "unanswerable" else "right"
-        value = "abstained" if kind == "unanswerable" else "right"
-        result[kind] = {"n": len(mine), key: _mean(o[value] for o in mine)}
+        if kind == "unanswerable":
+            result[kind] = {"n": len(mine), "declined": _mean(not _presented(o) for o in mine)}
+        else:
+            result[kind] = {"n": len(mine), "right": _mean(o["right"] for o in mine)}
     every = [outcome[q.id] for q in questions]
-    answered = [o for o in every if not o["abstained"]]
+    answered = [o for o in every if _presented(o)]
     result["overall"] = {
         "n": len(every),
         "right": _mean(o["right"] for o in every),
-        "wrong_of_all": _mean(not o["right"] and not o["abstained"] for o in every),
+        "wrong_of_all": _mean(not o["right"] and _presented(o) for o in every),
         "wrong_of_answered": _mean(not o["right"] for o in answered),
+        "related": _mean(o.get("related", False) for o in every),
     }
     return result
+
+
+def _presented(outcome: dict[str, Any]) -> bool:
+    """Shown as an answer: not declined, nor shown as related passages only (a report
+    written before ``related`` was recorded has none)."""
+    return not outcome["abstained"] and not outcome.get("related", False)
 
 
 def _mean(values: Any) -> float:

@@ -8,26 +8,37 @@ against every part of the question, with the signals ``relevance.judge`` reads. 
 is a positive example when it holds a gold answer of its part inside a gold quote, a
 negative one otherwise (every sentence read for an unanswerable question is negative).
 
+``--squad FILE``: SQuAD's training paragraphs (every third paragraph is held out) are
+training questions too, a second domain: a sentence there is positive when it is in the
+question's paragraph and holds a gold answer, and the two domains weigh the same in the fit
+(each SQuAD sentence counts the business sentences' number over SQuAD's).
+
 Per setting it fits a logistic regression (L2, Newton's method, numpy) and chooses the
-threshold on the probability that maximises right minus wrong on the training questions,
-simulated as the model decides with the score alone (``--decision score``): a part is
-answered with its best-scored sentence scoring above the threshold, and a question is
-declined when none of its parts is. It reports, per training part, that decision beside
-the gates choosing by rank (the model before) and the gates choosing by score (the
-default); ``--squad FILE``: the same on SQuAD's training paragraphs (every third paragraph
-is held out), which no threshold on the score keeps answering as the gates do.
-``--write`` writes the weights into src/docuchat/research/addressing_weights.py.
-The measure halves and the sealed parts are never read.
+threshold on the probability that maximises right minus wrong on the business training
+questions, simulated as the model decides with the score alone (``--decision score``): a
+part is answered with its best-scored sentence scoring above the threshold, and a question
+is declined when none of its parts is. It reports, per training part (and SQuAD's training
+questions), that decision beside the gates choosing by rank (the model's quotes) and the
+default: the gates' quote, presented as an answer only when its score reaches the
+threshold (``relevance.TRUST``; otherwise shown as a related passage, which for an
+unanswerable question is as good as a decline). ``--write`` writes the weights into
+src/docuchat/research/addressing_weights.py. The measure halves, SQuAD's held-out
+paragraphs and the sealed parts are never read. Collected examples are kept in
+``.cache/addressing-examples`` under a digest of the sources, so a re-fit of the same code
+asks nothing again.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import os
+import pickle
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -67,6 +78,8 @@ WEIGHTS_FILE = Path(__file__).resolve().parents[1] / "src/docuchat/research/addr
 L2 = 1.0
 """The penalty on the weights' squares (the bias is free)."""
 THRESHOLD_GRID = np.round(np.arange(0.05, 0.951, 0.025), 3)
+SOURCES = Path(__file__).resolve().parents[1] / "src/docuchat"
+EXAMPLES = Path(".cache/addressing-examples")
 
 
 @dataclass
@@ -104,6 +117,23 @@ class Asking:
 
     question: SetQuestion
     parts: list[list[Example]] = field(default_factory=list)
+
+
+def cached(name: str, collecting: Callable[[], list[Asking]]) -> list[Asking]:
+    """``collecting()``'s examples, kept under a digest of the model's sources (not of the
+    weights, which the examples do not depend on)."""
+    digest = hashlib.sha256()
+    for source in sorted(SOURCES.rglob("*.py")):
+        if source.name != WEIGHTS_FILE.name:
+            digest.update(source.read_bytes())
+    path = EXAMPLES / f"{name}-{digest.hexdigest()[:16]}.pickle"
+    if path.exists():
+        loaded: list[Asking] = pickle.loads(path.read_bytes())
+        return loaded
+    found = collecting()
+    EXAMPLES.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(pickle.dumps(found))
+    return found
 
 
 def training_questions(part: str) -> list[SetQuestion]:
@@ -264,16 +294,19 @@ def matrix(examples: Sequence[Example], names: Sequence[str]) -> tuple[np.ndarra
     return x, y
 
 
-def fit(x: np.ndarray, y: np.ndarray, l2: float = L2) -> tuple[np.ndarray, float]:
-    """Logistic regression by Newton's method; the weights and the bias."""
+def fit(
+    x: np.ndarray, y: np.ndarray, counts: np.ndarray, l2: float = L2
+) -> tuple[np.ndarray, float]:
+    """Logistic regression by Newton's method, each example weighing ``counts``; the
+    weights and the bias."""
     design = np.hstack([x, np.ones((len(x), 1))])
     w = np.zeros(design.shape[1])
     penalty = np.full(design.shape[1], l2)
     penalty[-1] = 0.0
     for _ in range(50):
         p = 1.0 / (1.0 + np.exp(-design @ w))
-        gradient = design.T @ (p - y) + penalty * w
-        hessian = (design * (p * (1 - p))[:, None]).T @ design + np.diag(penalty)
+        gradient = design.T @ (counts * (p - y)) + penalty * w
+        hessian = (design * (counts * p * (1 - p))[:, None]).T @ design + np.diag(penalty)
         step = np.linalg.solve(hessian, gradient)
         w -= step
         if np.abs(step).max() < 1e-8:
@@ -296,16 +329,20 @@ def simulate(
     asked: Sequence[Asking],
     addresses: Callable[[Example], bool],
     choice: Callable[[Example], float],
+    presented: Callable[[Example], bool] = lambda e: True,
 ) -> Outcome:
     """Each question decided as the model decides: per part, of the sentences that address
-    it, the one ``choice`` puts first; declined when no part has one. Right: every part's
-    chosen sentence holds its gold answer (or, unanswerable, declined)."""
+    it, the one ``choice`` puts first; declined when no part has one, and not presented as
+    an answer when no part's chosen sentence is ``presented``. Right: every part's chosen
+    sentence holds its gold answer and is presented (or, unanswerable, no answer
+    presented)."""
     right = wrong = 0
     for asking in asked:
         chosen = []
         for examples in asking.parts:
             addressing = [e for e in examples if addresses(e)]
-            chosen.append(max(addressing, key=choice) if addressing else None)
+            best = max(addressing, key=choice) if addressing else None
+            chosen.append(best if best is not None and presented(best) else None)
         answered = any(c is not None for c in chosen)
         good = (
             all(c is not None and c.positive for c in chosen)
@@ -331,8 +368,9 @@ def choose_threshold(asked: Sequence[Asking], weights: Weights) -> tuple[float, 
 
 
 def report(name: str, asked: Sequence[Asking], weights: Weights) -> None:
-    """The three decisions on ``asked``: the gates choosing by rank (the rules before), the
-    gates choosing by score (the default), the score alone (``--decision score``)."""
+    """The decisions on ``asked``: the gates choosing by rank, each quote presented as an
+    answer (the model before) or only when its score reaches the threshold (the default),
+    and the score alone (``--decision score``)."""
 
     def score(e: Example) -> float:
         return weigh(e.signals, weights).score
@@ -340,8 +378,14 @@ def report(name: str, asked: Sequence[Asking], weights: Weights) -> None:
     def alone(e: Example) -> bool:
         return score(e) >= weights.threshold
 
-    print(f"  {name}: gates, by rank: {simulate(asked, lambda e: e.passes, lambda e: e.rank)}")
-    print(f"  {name}: gates, by score: {simulate(asked, lambda e: e.passes, score)}")
+    def gates(e: Example) -> bool:
+        return e.passes
+
+    def rank(e: Example) -> float:
+        return e.rank
+
+    print(f"  {name}: gates, every quote presented: {simulate(asked, gates, rank)}")
+    print(f"  {name}: gates, presented by score: {simulate(asked, gates, rank, alone)}")
     print(f"  {name}: score alone: {simulate(asked, alone, score)}")
 
 
@@ -361,17 +405,33 @@ def write(found: dict[str, Weights]) -> None:
     WEIGHTS_FILE.write_text("\n".join(lines) + "\n")
 
 
-def fitted(asked: Sequence[Asking], by_meaning: bool) -> Weights:
+def fitted(asked: Sequence[Asking], by_meaning: bool, squad: Sequence[Asking] = ()) -> Weights:
+    """The regression over the business questions ``asked`` and SQuAD's ``squad``, each
+    domain weighing as much as the other; the threshold chosen on the business questions."""
     examples = [e for a in asked for p in a.parts for e in p]
+    others = [e for a in squad for p in a.parts for e in p]
     names = names_of(by_meaning)
-    x, y = matrix(examples, names)
-    w, bias = fit(x, y)
+    x, y = matrix([*examples, *others], names)
+    counts = np.concatenate(
+        [np.ones(len(examples)), np.full(len(others), len(examples) / max(len(others), 1))]
+    )
+    w, bias = fit(x, y, counts)
     weights = Weights(dict(zip(names, (float(v) for v in w), strict=True)), bias, 0.5)
     threshold, _ = choose_threshold(asked, weights)
-    print(f"{len(asked)} questions, {len(examples)} sentences, {int(y.sum())} positive")
+    print(
+        f"{len(asked)} + {len(squad)} SQuAD questions, {len(y)} sentences, {int(y.sum())} positive"
+    )
     print("  weights", {n: round(v, 2) for n, v in weights.weights.items()}, round(bias, 2))
     print(f"  threshold {threshold}")
     return replace(weights, threshold=threshold)
+
+
+def _collected(part: str, embedder: Embedder | None) -> list[Asking]:
+    return asyncio.run(collect(part, embedder))
+
+
+def _collected_squad(path: Path, embedder: Embedder | None) -> list[Asking]:
+    return asyncio.run(collect_squad(path, embedder))
 
 
 def main() -> None:
@@ -379,7 +439,7 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="write the weights into src")
     parser.add_argument("--parts", nargs="+", default=list(TRAINING), help="training parts")
     parser.add_argument(
-        "--squad", type=Path, help="also report the decisions on this SQuAD 2.0 file's training"
+        "--squad", type=Path, help="a SQuAD 2.0 file whose training paragraphs are fitted on too"
     )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -388,12 +448,16 @@ def main() -> None:
     for setting, used in (("BY_MEANING", embedder), ("BY_WORDS", None)):
         print(setting)
         parts = [p for p in args.parts if (SETS / p).is_dir()]
-        asked = {p: asyncio.run(collect(p, used)) for p in parts}
-        weights = fitted([a for p in parts for a in asked[p]], used is not None)
+        asked = {p: cached(f"{p}-{setting}", partial(_collected, p, used)) for p in parts}
+        squad = (
+            cached(f"squad-{setting}", partial(_collected_squad, args.squad, used))
+            if args.squad
+            else []
+        )
+        weights = fitted([a for p in parts for a in asked[p]], used is not None, squad)
         for part in parts:
             report(part, asked[part], weights)
-        if args.squad:
-            squad = asyncio.run(collect_squad(args.squad, used))
+        if squad:
             report("SQuAD answerable", [a for a in squad if a.question.answerable], weights)
             report("SQuAD unanswerable", [a for a in squad if not a.question.answerable], weights)
         found[setting] = weights

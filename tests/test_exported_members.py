@@ -65,6 +65,8 @@ PUBLIC = {
     },
     "docuchat.research": {
         "DEFAULT_LIMITS",
+        "NOT_ADDRESSED",
+        "NO_ANSWER",
         "Answer",
         "AnswerReady",
         "Citation",

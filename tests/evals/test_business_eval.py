@@ -87,7 +87,8 @@ SCRIPT = {
     "And Brightline's?": f"{{{BRIGHT_PAY}}}",
     # declined: right for an unanswerable question
     "What is Acme's bank account number?": DECLINE,
-    # answered with a related fact: a wrong answer presented as an answer
+    # answered with a related fact, which the research agent finds does not address it:
+    # shown as a related passage, not as an answer (as good as a decline)
     "What late-payment interest does Acme charge?": f"{{{ACME_PAY}}}",
 }
 
@@ -117,17 +118,23 @@ async def test_every_kind_is_scored_through_the_research_agent(set_folder: Path)
         "t-cmp": (False, False, [(True, True, True), (True, False, False)]),
         "t-fu": (True, False, [(True, True, True)]),
         "t-un-bank": (True, True, []),
-        "t-un-late": (False, False, []),
+        "t-un-late": (True, False, []),
     }
+    assert [r.question.id for r in report.results if r.related] == ["t-un-late"]
     scores = report.to_dict()
     assert scores["overall"] == {
         "n": 6,
-        "right": 0.6667,
-        "answered": 5,
-        "wrong_of_answered": 0.4,
-        "wrong_of_all": 0.3333,
+        "right": 0.8333,
+        "answered": 4,
+        "related": 0.1667,
+        "wrong_of_answered": 0.25,
+        "wrong_of_all": 0.1667,
     }
-    assert scores["unanswerable_by_category"]["near_miss"] == {"n": 1, "declined": 0.0}
+    assert scores["unanswerable_by_category"]["near_miss"] == {
+        "n": 1,
+        "declined": 1.0,
+        "related": 1.0,
+    }
     assert report.index is not None and report.index.path is None  # a temporary store
     # The follow-up was asked as a conversation: its history, the first question's answer.
     history = seen[4]  # questions asked: fact, two, cmp, the follow-up's history, follow-up
@@ -176,7 +183,10 @@ def test_cli_json_report_with_the_offline_model_and_a_cached_index(
     per_question = {q["id"]: q for q in scores["questions"]}
     assert set(per_question) == {"t-fact", "t-two", "t-cmp", "t-fu", "t-un-bank", "t-un-late"}
     assert kinds["fact"]["right"] == float(per_question["t-fact"]["right"])
-    declined = [per_question[i]["abstained"] for i in ("t-un-bank", "t-un-late")]
+    declined = [
+        per_question[i]["abstained"] or per_question[i]["related"]
+        for i in ("t-un-bank", "t-un-late")
+    ]
     assert kinds["unanswerable"]["declined"] == sum(declined) / 2
     assert 0 < scores["latency_ms"]["p50"] <= scores["latency_ms"]["p95"]
     assert "6 questions over 2 documents of" in first.stderr

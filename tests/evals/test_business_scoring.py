@@ -44,8 +44,11 @@ def _cite(
     return CitedSpan(DOC_IDS[doc], start, end, passage, verified)
 
 
-def _answer(text: str, *citations: CitedSpan, abstained: bool = False) -> AnswerFacts:
-    return AnswerFacts(text, abstained, citations)
+def _answer(
+    text: str, *citations: CitedSpan, abstained: bool = False, related: bool = False
+) -> AnswerFacts:
+    """``related``: shown as related passages, not as an answer (``not_an_answer``)."""
+    return AnswerFacts(text, abstained, citations, presented=not abstained and not related)
 
 
 def _scored(question: SetQuestion, facts: AnswerFacts) -> QuestionScore:
@@ -162,6 +165,19 @@ def test_an_unanswerable_question_is_right_only_when_declined() -> None:
     assert declined.parts == ()
 
 
+def test_quotes_shown_as_related_passages_are_not_presented_as_an_answer() -> None:
+    """An answer whose citations the research agent judged not to address the question is
+    shown under "No answer: ... Related passages" (``not_an_answer``): it is no wrong answer
+    presented as one, an unanswerable question so shown is declined, and an answerable one
+    is not right (its citations do not count)."""
+    off_topic = CitedSpan("d-acme", 1, 9, (0, 1000), True, addresses=False)
+    unanswerable = _scored(UNANSWERABLE, _answer("It is 12345678 [1].", off_topic, related=True))
+    assert unanswerable.right and unanswerable.related and not unanswerable.wrong_as_answer
+    on_gold = CitedSpan("d-acme", 100, 126, (0, 1000), True, addresses=False)
+    fact = _scored(FACT, _answer("30 days [1]", on_gold, related=True))
+    assert not fact.right and not fact.wrong_as_answer and fact.related
+
+
 def test_gold_answers_match_whole_words_with_currency_set_apart() -> None:
     assert contains_gold("an annual fee of US$96,500, invoiced in advance", "96,500")
     assert contains_gold("The fee is £184,000.", "£184,000")
@@ -180,11 +196,15 @@ def test_the_report_gives_each_figure_per_kind_category_and_overall() -> None:
         _scored(COMPARISON, _answer("30 days and 45 days", cited)),  # found both, one cited
         _scored(UNANSWERABLE, _answer("The documents do not say.", abstained=True)),
         _scored(_question("unanswerable", category="near_miss"), _answer("30 days", cited)),
+        _scored(
+            _question("unanswerable", category="false_premise"),
+            _answer("30 days", cited, related=True),  # shown as related passages
+        ),
     )
-    latencies = (30.0, 10.0, 60.0, 20.0, 50.0, 40.0)
+    latencies = (30.0, 10.0, 60.0, 20.0, 50.0, 40.0, 70.0)
     report = BusinessReport(
         tuple(
-            QuestionScore(r.question, r.answer, r.abstained, r.parts, ms)
+            QuestionScore(r.question, r.answer, r.abstained, r.parts, ms, r.presented)
             for r, ms in zip(results, latencies, strict=True)
         )
     ).to_dict()
@@ -208,24 +228,31 @@ def test_the_report_gives_each_figure_per_kind_category_and_overall() -> None:
         "wrong_as_answer": 1.0,
     }
     assert report["kinds"]["two_part"]["n"] == 0
-    assert report["kinds"]["unanswerable"] == {"n": 2, "declined": 0.5, "wrong_as_answer": 0.5}
+    assert report["kinds"]["unanswerable"] == {
+        "n": 3,
+        "declined": 0.6667,
+        "related": 0.3333,
+        "wrong_as_answer": 0.3333,
+    }
     assert report["unanswerable_by_category"] == {
-        "absent_kind": {"n": 1, "declined": 1.0},
-        "near_miss": {"n": 1, "declined": 0.0},
-        "false_premise": {"n": 0, "declined": 0.0},
+        "absent_kind": {"n": 1, "declined": 1.0, "related": 0.0},
+        "near_miss": {"n": 1, "declined": 0.0, "related": 0.0},
+        "false_premise": {"n": 1, "declined": 1.0, "related": 1.0},
     }
     assert report["overall"] == {
-        "n": 6,
-        "right": 0.3333,
+        "n": 7,
+        "right": 0.4286,
         "answered": 4,
+        "related": 0.1429,
         "wrong_of_answered": 0.75,
-        "wrong_of_all": 0.5,
+        "wrong_of_all": 0.4286,
     }
-    assert report["latency_ms"] == {"p50": 30.0, "p95": 60.0}
+    assert report["latency_ms"] == {"p50": 40.0, "p95": 70.0}
     assert report["questions"][3] == {
         "id": "q",
         "right": False,
         "abstained": False,
+        "related": False,
         "found": [True, True],
         "quoted": [True, False],
         "cited": [True, False],

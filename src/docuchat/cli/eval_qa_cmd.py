@@ -203,9 +203,12 @@ def _table(report: QAReport) -> Table:
     rows = [
         (f"answerable ({answerable['n']}): answer_match", f"{answerable['answer_match']:.3f}"),
         ("  citation_match", f"{answerable['citation_match']:.3f}"),
+        ("  shown as an answer", f"{answerable['presented']:.3f}"),
+        ("  citation_match and shown as one", f"{answerable['citation_match_presented']:.3f}"),
         ("  F1", f"{answerable['f1']:.3f}"),
         ("  answer words", f"{answerable['answer_words']:.1f}"),
         (f"unanswerable ({unanswerable['n']}): abstained", f"{unanswerable['abstained']:.3f}"),
+        ("  shown as an answer", f"{unanswerable['presented']:.3f}"),
         ("per question: tool calls", f"{per_question['tool_calls']:.2f}"),
         ("  model calls", f"{per_question['model_calls']:.2f}"),
         ("  prompt tokens", f"{per_question['prompt_tokens']:.0f}"),

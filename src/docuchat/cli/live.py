@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from docuchat.agent import Event
-from docuchat.research import Answer
+from docuchat.research import NO_ANSWER, NOT_ADDRESSED, Answer
 
 
 def _short(value: object, limit: int = 80) -> str:
@@ -59,10 +59,7 @@ def print_answer(console: Console, answer: Answer) -> None:
     console.print()
     if answer.presentation == "not_an_answer":
         # Supported, maybe, but not about what was asked: shown as reading, not as an answer.
-        console.print(
-            "[yellow]No answer:[/] the passages found do not address the question. "
-            "Related passages:"
-        )
+        console.print(f"[yellow]{NO_ANSWER}[/] {NOT_ADDRESSED}")
         console.print(f"[dim]{escape(answer.answer)}[/]", highlight=False)
     else:
         console.print(escape(answer.answer) or "[dim](no answer)[/]", highlight=False)

@@ -20,8 +20,11 @@ A question with one gold part (a plain fact, a follow-up) is *right* when the pa
 and quoted. One with several parts (two-part, comparison) is right when every part is found
 and cited: the ``Answer`` reports one quote per cited passage (the sentence that best
 supports the claims citing it), so two parts read in the same passage cannot both be its
-quote. An unanswerable question is right when the answer declines (``Answer.abstained``).
-An answer that does not decline and is not right is a *wrong answer presented as an answer*.
+quote. An unanswerable question is right when the answer is not presented as an answer: it
+declines (``Answer.abstained``), or the research agent judged that none of its citations
+addresses the question and shows its quotes as related passages (``Answer.presentation``
+``not_an_answer``; reported apart as ``related``). An answer presented as one and not right
+is a *wrong answer presented as an answer*.
 """
 
 from __future__ import annotations
@@ -98,6 +101,9 @@ class AnswerFacts:
     """The answer without its citation markers."""
     abstained: bool
     citations: tuple[CitedSpan, ...]
+    presented: bool
+    """Shown as an answer: it does not decline, and its quotes are not shown as related
+    passages only (``Answer.presentation`` ``not_an_answer``: none addresses the question)."""
 
 
 def answer_facts(answer: Answer, passages: Mapping[str, tuple[int, int]]) -> AnswerFacts:
@@ -118,6 +124,7 @@ def answer_facts(answer: Answer, passages: Mapping[str, tuple[int, int]]) -> Ans
             )
             for c in answer.citations
         ),
+        presented=answer.presentation not in ("declined", "not_an_answer"),
     )
 
 
@@ -145,19 +152,26 @@ class QuestionScore:
     parts: tuple[PartScore, ...]
     """One per gold part (none for an unanswerable question)."""
     latency_ms: float
+    presented: bool
+    """Shown as an answer (``AnswerFacts.presented``)."""
+
+    @property
+    def related(self) -> bool:
+        """Its quotes were shown as related passages, not as an answer."""
+        return not self.abstained and not self.presented
 
     @property
     def right(self) -> bool:
         if not self.question.answerable:
-            return self.abstained
+            return not self.presented
         if len(self.parts) == 1:
             return self.parts[0].found and self.parts[0].quoted
         return all(p.found and p.cited for p in self.parts)
 
     @property
     def wrong_as_answer(self) -> bool:
-        """Presented as an answer (it does not decline), and not right."""
-        return not self.abstained and not self.right
+        """Presented as an answer, and not right."""
+        return self.presented and not self.right
 
 
 def score(
@@ -179,7 +193,9 @@ def score(
                 cited=any(_overlap(c.passage, (e.start, e.end)) for c, e in citing),
             )
         )
-    return QuestionScore(question, facts.text, facts.abstained, tuple(parts), latency_ms)
+    return QuestionScore(
+        question, facts.text, facts.abstained, tuple(parts), latency_ms, facts.presented
+    )
 
 
 def contains_gold(text: str, gold: str) -> bool:
@@ -203,7 +219,7 @@ class BusinessReport:
         """Per kind, per unanswerable category, overall, latency, then each question's
         outcome by id (no texts: the sealed part's report gives nothing of it away)."""
         results = self.results
-        answered = [r for r in results if not r.abstained]
+        answered = [r for r in results if r.presented]
         latencies = sorted(r.latency_ms for r in results)
         return {
             "kinds": {kind: _kind_figures(kind, _of_kind(results, kind)) for kind in KINDS},
@@ -215,6 +231,7 @@ class BusinessReport:
                 "n": len(results),
                 "right": mean(r.right for r in results),
                 "answered": len(answered),
+                "related": mean(r.related for r in results),
                 "wrong_of_answered": mean(r.wrong_as_answer for r in answered),
                 "wrong_of_all": mean(r.wrong_as_answer for r in results),
             },
@@ -227,6 +244,7 @@ class BusinessReport:
                     "id": r.question.id,
                     "right": r.right,
                     "abstained": r.abstained,
+                    "related": r.related,
                     "found": [p.found for p in r.parts],
                     "quoted": [p.quoted for p in r.parts],
                     "cited": [p.cited for p in r.parts],
@@ -250,14 +268,19 @@ def _kind_figures(kind: Kind, results: Sequence[QuestionScore]) -> dict[str, Any
         "found": mean(all(p.found for p in r.parts) for r in results),
         "quoted": mean(all(p.quoted for p in r.parts) for r in results),
         "cited": mean(all(p.cited for p in r.parts) for r in results),
-        "declined": mean(r.abstained for r in results),
+        "declined": mean(not r.presented for r in results),
         "wrong_as_answer": mean(r.wrong_as_answer for r in results),
     }
 
 
 def _declined(results: Iterable[QuestionScore]) -> dict[str, Any]:
+    """Not presented as an answer: declined, or its quotes shown as related passages only."""
     items = list(results)
-    return {"n": len(items), "declined": mean(r.abstained for r in items)}
+    return {
+        "n": len(items),
+        "declined": mean(not r.presented for r in items),
+        "related": mean(r.related for r in items),
+    }
 
 
 # ── running it ──────────────────────────────────────────────────────────────

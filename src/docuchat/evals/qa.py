@@ -191,6 +191,10 @@ class QuestionResult:
     model_calls: int
     prompt_tokens: int
     latency_ms: float
+    presented: bool = True
+    """Shown as an answer: not declined, and not shown as related passages only
+    (``Answer.presentation`` ``not_an_answer``: none of its citations addresses the
+    question)."""
 
 
 def score_answer(
@@ -211,6 +215,7 @@ def score_answer(
         model_calls=sum(len(r.usage.model_calls) for r in runs),
         prompt_tokens=sum(r.usage.input_tokens for r in runs),
         latency_ms=latency_ms,
+        presented=answer.presentation not in ("declined", "not_an_answer"),
     )
 
 
@@ -249,12 +254,17 @@ class QAReport:
                 "n": len(answerable),
                 "answer_match": mean(r.answer_match for r in answerable),
                 "citation_match": mean(r.citation_match for r in answerable),
+                "presented": mean(r.presented for r in answerable),
+                "citation_match_presented": mean(
+                    r.citation_match and r.presented for r in answerable
+                ),
                 "f1": mean(r.f1 for r in answerable),
                 "answer_words": mean(r.answer_words for r in answerable),
             },
             "unanswerable": {
                 "n": len(unanswerable),
                 "abstained": mean(r.abstained for r in unanswerable),
+                "presented": mean(r.presented for r in unanswerable),
             },
             "per_question": {
                 "tool_calls": mean(r.tool_calls for r in self.results),

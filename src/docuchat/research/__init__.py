@@ -2,6 +2,8 @@
 
 from docuchat.research.agent import (
     DEFAULT_LIMITS,
+    NO_ANSWER,
+    NOT_ADDRESSED,
     OWN_TOOL_NAMES,
     Answer,
     AnswerReady,
@@ -21,6 +23,8 @@ from docuchat.research.tools import (
 
 __all__ = [
     "DEFAULT_LIMITS",
+    "NOT_ADDRESSED",
+    "NO_ANSWER",
     "OWN_TOOL_NAMES",
     "Answer",
     "AnswerReady",

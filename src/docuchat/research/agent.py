@@ -97,7 +97,13 @@ from docuchat.research.prompts import (
     SYSTEM_PROMPT,
 )
 from docuchat.research.questions import Asked, analyse, earlier_questions, tool_budget
-from docuchat.research.relevance import THRESHOLDS, AnswerRelevance, Thresholds, assess_answer
+from docuchat.research.relevance import (
+    THRESHOLDS,
+    TRUST,
+    AnswerRelevance,
+    Thresholds,
+    assess_answer,
+)
 from docuchat.research.similarity import SentenceSimilarity
 from docuchat.research.tools import (
     BASIC_TOOLS,
@@ -112,6 +118,9 @@ from docuchat.store.base import DocumentFilter
 
 Mode = Literal["agent", "pipeline"]
 Presentation = Literal["answer", "partial", "not_an_answer", "unsupported", "declined"]
+NO_ANSWER = "No answer:"
+NOT_ADDRESSED = "the passages found do not address the question. Related passages:"
+"""How every front end introduces an answer presented as ``not_an_answer``."""
 V = TypeVar("V", bound=ToolOutput)
 
 MIN_FALLBACK_SECONDS = 1.0
@@ -357,7 +366,10 @@ class ResearchAgent:
     model_choice: str = ""
     """Why this model (see ``Answer.model_choice``)."""
     thresholds: Thresholds = THRESHOLDS
-    """How much of the question a cited sentence must carry to address it."""
+    """How the offline model decides which sentence addresses the question (to quote it)."""
+    trust: Thresholds = TRUST
+    """How every answer's citations are judged to address the question or not
+    (``Answer.presentation``), whichever model answered."""
     _runtimes: dict[int | None, Agent[str]] = field(default_factory=dict, init=False, repr=False)
     _similarity: SentenceSimilarity | None = field(default=None, init=False, repr=False)
     _window: ContextWindow | None = field(default=None, init=False, repr=False)
@@ -672,12 +684,13 @@ class _Runs:
         text = run.output if isinstance(run.output, str) else ""
         checked: Verification = verify(text, session.registry)
         store, owner = session.searcher.store, session.owner
+        similarity = self.agent.similarity()
         relevance = assess_answer(
             self.asked,
             checked,
             session.registry.passages,
-            self.agent.similarity(),
-            self.agent.thresholds,
+            similarity if similarity is not None and similarity.fitted else None,
+            self.agent.trust,
         )
         return Answer(
             question=self.question,

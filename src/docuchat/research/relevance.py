@@ -42,7 +42,7 @@ from docuchat.research.rows import header_and_row
 from docuchat.research.sentences import Passage, Sentence, sentences, stating
 from docuchat.research.similarity import SentenceSimilarity
 from docuchat.research.text import numbered_words
-from docuchat.research.words import stem
+from docuchat.research.words import stem, stems
 from docuchat.store.base import ChunkRecord
 
 
@@ -72,6 +72,12 @@ class Thresholds:
 THRESHOLDS = Thresholds()
 BY_SCORE = Thresholds(gates=False)
 """The learned score alone decides whether a sentence addresses a part."""
+TRUST = BY_SCORE
+"""Whether an answer's citations address the question, as the research agent tells every
+answer's reader (``Answer.presentation``): by the learned score, which carries over to other
+writers' documents where the gates let near misses through (docs/readme/offline_eval.md,
+"Trust by the learned score"). The offline model still quotes what the gates choose, so a
+quote the score finds unlikely to answer is shown as a related passage, not as an answer."""
 _NEGATION = re.compile(
     r"\b(?:not|never|no|none|nothing|neither|nor|cannot|without)\b|n['’]t\b", re.IGNORECASE
 )
@@ -217,7 +223,7 @@ def judge(
         covered = coverage >= limits.coverage or (close and coverage >= limits.close_coverage)
     signals = Signals(
         coverage,
-        held_share(part, sentence),
+        held_share(part, sentence, quoted),
         similarity,
         len(missing) / (len(part.names) + len(part.figures) or 1),
         covered,
@@ -269,11 +275,13 @@ def outdone(judged: Addressing, elsewhere: Elsewhere | None) -> Addressing:
     )
 
 
-def held_share(part: Part, s: Sentence) -> float:
+def held_share(part: Part, s: Sentence, stated: str | None = None) -> float:
     """The weighted share of the part's terms that the sentence itself holds, or its title
-    and heading (not its neighbours: each of them may be a sentence to choose)."""
+    and heading, or what it states with them (``stated``: a table row's cells named by its
+    header, a list item with its introduction; not its neighbours: each of them may be a
+    sentence to choose)."""
     counted = counted_terms(part)
-    held = s.stems | s.setting
+    held = s.stems | s.setting | (stems(stated) if stated else frozenset())
     return sum(w for t, w in counted.items() if t in held) / (sum(counted.values()) or 1.0)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from docuchat.embeddings import Embedder
+from docuchat.embeddings.weights import MINILM_ID
 
 CACHED_TEXTS = 4096
 
@@ -27,6 +28,13 @@ class SentenceSimilarity:
         self.embedder = embedder
         self._cached = cached
         self._vectors: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
+
+    @property
+    def fitted(self) -> bool:
+        """Its cosines are the ones the learned score was fitted on (all-MiniLM-L6-v2, in any
+        of its builds); another embedder's mean something else, so the score reads words
+        alone (``research.addressing``)."""
+        return self.embedder.name.startswith(MINILM_ID)
 
     def __len__(self) -> int:
         """How many texts' vectors it holds."""

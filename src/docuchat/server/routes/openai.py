@@ -20,7 +20,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request, status
 
 from docuchat.models.base import AssistantMessage, Message, UserMessage
-from docuchat.research import Answer, AnswerReady, Failure
+from docuchat.research import NO_ANSWER, NOT_ADDRESSED, Answer, AnswerReady, Failure
 from docuchat.server.deps import CurrentUser, ServicesDep
 from docuchat.server.errors import openai_error
 from docuchat.server.openai_schemas import (
@@ -171,8 +171,11 @@ class _ChunkWriter:
 
 
 def reply_text(answer: Answer) -> str:
-    """The answer with its ``[N]`` markers, then one line per cited source."""
+    """The answer with its ``[N]`` markers, then one line per cited source; an answer whose
+    citations do not address the question opens by saying so (as the CLI and the page do)."""
     text = answer.answer
+    if answer.presentation == "not_an_answer":
+        text = f"{NO_ANSWER} {NOT_ADDRESSED}\n\n{text}"
     if not answer.citations:
         return text
     sources = [
