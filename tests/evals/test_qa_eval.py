@@ -72,9 +72,10 @@ SQUAD = {
 #    founding sentence names no one who runs the shop today, so it is no second source):
 #    13 tokens, 16 words; F1 = 2/14.
 # u1 abstains (Brackley is not in the bridge's text); u2 does not (it quotes the deck
-#    sentence: it holds two of u2's three terms, and says why, "so that"), and the research
-#    agent presents it as an answer: the learned score (words alone) finds it addresses u2.
-#    Every answerable question's quote is presented as an answer.
+#    sentence: it holds two of u2's three terms, and says why, "so that"), but the research
+#    agent does not present it as an answer: the learned score (words alone) finds it
+#    unlikely to answer u2, so it is shown as a related passage. Every answerable
+#    question's quote is presented as an answer.
 EXPECTED_F1 = (6 / 14 + 2 / 10 + 4 / 12 + 2 / 14) / 4
 
 
@@ -122,7 +123,7 @@ def test_json_report_has_the_issue_shape_and_hand_checked_scores(squad_file: Pat
     assert answerable["citation_match"] == 1.0
     assert answerable["f1"] == pytest.approx(EXPECTED_F1, abs=1e-4)
     assert answerable["answer_words"] == (14 + 11 + 12 + 16) / 4
-    assert scores["unanswerable"] == {"n": 2, "abstained": 0.5, "presented": 0.5}
+    assert scores["unanswerable"] == {"n": 2, "abstained": 0.5, "presented": 0.0}
     assert answerable["presented"] == answerable["citation_match_presented"] == 1.0
     per_question = scores["per_question"]
     assert list(per_question) == ["tool_calls", "model_calls", "prompt_tokens", "answer_words"]

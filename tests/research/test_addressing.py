@@ -4,13 +4,16 @@ every judgement carries it and says what weighed most; with the gates off it alo
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import pytest
 
+from docuchat.embeddings import Embedder
 from docuchat.research.addressing import BY_WORDS, Signals, Weights, weigh
 from docuchat.research.questions import analyse
-from docuchat.research.relevance import BY_SCORE, Addressing, Thresholds, judge
-from docuchat.research.sentences import Passage, sentences
+from docuchat.research.relevance import BY_SCORE, Addressing, Thresholds, held_share, judge
+from docuchat.research.sentences import Passage, sentences, stating
+from docuchat.research.similarity import SentenceSimilarity
 
 CONTRACT = (
     "Payment terms are 30 days from the invoice date. The office is in Leeds.\n\n"
@@ -80,3 +83,39 @@ def test_with_the_gates_off_the_score_alone_decides() -> None:
     terms = _judged("What are Acme's payment terms?", BY_SCORE)
     assert terms["Payment terms are 30 days from the invoice date."].addresses
     assert not terms["The office is in Leeds."].addresses
+
+
+def test_a_rows_held_share_counts_what_its_header_names() -> None:
+    """A table row states its cells named by the header ("Response time 15 minutes"): the
+    question's terms in the header count as held by the row, for the score."""
+    text = (
+        "Service levels\n\nPriority | Response time\n\nP1 Critical | 15 minutes\n\nP2 High | 1 hour"
+    )
+    found = sentences([Passage(1, "c1", text, "Acme SLA")])
+    row = next(s for s in found if s.text.startswith("P1"))
+    part = analyse("What is the response time for P1?").parts[0]
+    alone = held_share(part, row)
+    stated = held_share(part, row, stating(row, {s.id: s for s in found}))
+    assert stated > alone and stated == 1.0
+
+
+class _Named:
+    """An embedder that only has a name (``SentenceSimilarity.fitted`` reads nothing else)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+@pytest.mark.parametrize(
+    ("name", "fitted"),
+    [
+        ("all-MiniLM-L6-v2", True),
+        ("all-MiniLM-L6-v2-onnx-int8", True),
+        ("all-MiniLM-L6-v2-bf16", True),
+        ("hash-256", False),
+        ("openai:text-embedding-3-small", False),
+    ],
+)
+def test_the_score_reads_only_the_cosines_it_was_fitted_on(name: str, fitted: bool) -> None:
+    similarity = SentenceSimilarity(cast(Embedder, _Named(name)))
+    assert similarity.fitted is fitted

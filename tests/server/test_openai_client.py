@@ -58,6 +58,22 @@ def test_a_completion_cites_its_sources_in_the_text_and_in_a_field(
     assert completion.usage.total_tokens > 0
 
 
+def test_quotes_that_do_not_address_the_question_are_no_answer_in_the_text(
+    client: openai.OpenAI,
+) -> None:
+    """A client that shows only the text (no ``presentation`` field) is told too, as the
+    CLI and the page tell their readers."""
+    completion = client.chat.completions.create(
+        model="docuchat", messages=ask("What is the bank account number of the estate?")
+    )
+    content = completion.choices[0].message.content or ""
+    assert content.startswith(
+        "No answer: the passages found do not address the question. Related passages:\n\n"
+    )
+    assert completion.model_extra is not None
+    assert [c["addresses"] for c in completion.model_extra["citations"]] == [False]
+
+
 def test_a_streamed_completion_shows_the_steps_then_the_same_answer(
     client: openai.OpenAI,
 ) -> None:
