@@ -57,12 +57,13 @@ from docuchat.evals.qa import (
 )
 from docuchat.evals.qa import index_key as squad_key
 from docuchat.research import Answer
+from docuchat.research.agent import Presentation, presentation_of
 from docuchat.research.citations import CitationRegistry, declines, verify
 from docuchat.research.offline import OfflineModel
 from docuchat.research.offline.answer import compose_answer
 from docuchat.research.offline.transcript import read_turn
 from docuchat.research.questions import Asked, analyse
-from docuchat.research.relevance import THRESHOLDS, Thresholds, assess_answer
+from docuchat.research.relevance import THRESHOLDS, TRUST, Thresholds, assess_answer
 from docuchat.research.sentences import Passage
 from docuchat.research.similarity import SentenceSimilarity
 from docuchat.store import Store, open_store
@@ -110,7 +111,9 @@ def _composed(step: Step, similarity: SentenceSimilarity | None, limits: Thresho
     """The answer the model gives with ``limits``, checked as the research agent checks it
     (a stand-in ``Answer``: text, citations, relevance)."""
     checked = verify(compose_answer(step.asked, step.passages, similarity, limits), step.registry)
-    relevance = assess_answer(step.asked, checked, step.registry.passages, similarity, limits)
+    # Judged as the research agent judges every answer (``ResearchAgent.trust``).
+    trusted = similarity if similarity is not None and similarity.fitted else None
+    relevance = assess_answer(step.asked, checked, step.registry.passages, trusted, TRUST)
     return _Answered(checked.answer, checked.citations, relevance)  # type: ignore[return-value]
 
 
@@ -125,6 +128,11 @@ class _Answered:
     @property
     def abstained(self) -> bool:
         return declines(self.answer)
+
+    @property
+    def presentation(self) -> Presentation:
+        verified = sum(1 for c in self.citations if c.verified)
+        return presentation_of(self.abstained, verified, self.relevance)
 
     def addresses(self, n: int) -> bool | None:
         cited = self.relevance.citations.get(n)

@@ -118,6 +118,22 @@ from docuchat.store.base import DocumentFilter
 
 Mode = Literal["agent", "pipeline"]
 Presentation = Literal["answer", "partial", "not_an_answer", "unsupported", "declined"]
+
+
+def presentation_of(
+    abstained: bool, verified: int, relevance: AnswerRelevance | None
+) -> Presentation:
+    """``Answer.presentation`` of an answer that declines or not, has ``verified`` verified
+    citations and the research agent's judgement ``relevance`` (None: not judged)."""
+    if abstained:
+        return "declined"
+    if not verified:
+        return "unsupported"
+    if relevance is None or relevance.addresses:
+        return "answer"
+    return "partial" if relevance.addressed_parts else "not_an_answer"
+
+
 NO_ANSWER = "No answer:"
 NOT_ADDRESSED = "the passages found do not address the question. Related passages:"
 """How every front end introduces an answer presented as ``not_an_answer``."""
@@ -220,13 +236,7 @@ class Answer:
         ``answer`` (verified citations address every part of the question), ``partial``
         (some parts), ``not_an_answer`` (verified citations, none of which addresses the
         question: its quotes are shown as related passages, not as an answer)."""
-        if self.abstained:
-            return "declined"
-        if not self.verified_count:
-            return "unsupported"
-        if self.relevance is None or self.relevance.addresses:
-            return "answer"
-        return "partial" if self.relevance.addressed_parts else "not_an_answer"
+        return presentation_of(self.abstained, self.verified_count, self.relevance)
 
     def addresses(self, n: int) -> bool | None:
         """Whether citation ``n``'s quote addresses the question (None: not judged)."""
