@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pytest
 
+from docuchat.embeddings.base import Vectors
 from docuchat.embeddings.hashing import HashingEmbedder
 from docuchat.research.offline import OfflineModel
+from docuchat.research.offline.evidence import read
+from docuchat.research.offline.question import Question
+from docuchat.research.questions import analyse
 from docuchat.research.relevance import Thresholds
+from docuchat.research.sentences import Passage, sentences
 from docuchat.research.similarity import SentenceSimilarity
 
 from .conftest import Ask
@@ -73,3 +80,27 @@ def test_with_an_embedder_a_search_that_found_nothing_is_refined_to_key_words(as
         if e.type == "tool_call_finished" and e.name == "search_docs"
     ]
     assert queries[:2] == ["What is the zorblax frobnication?", "zorblax frobnication"]
+
+
+class _Recording(HashingEmbedder):
+    """The hashing embedder, keeping every text it was asked to embed."""
+
+    def __init__(self) -> None:
+        super().__init__(64)
+        self.texts: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        self.texts += texts
+        return super().embed(texts)
+
+
+def test_a_row_is_embedded_as_what_it_states() -> None:
+    """A row's bare cells ("P1 Critical | 15 minutes") are far in meaning from any question:
+    what is embedded is the row with its cells named by the header."""
+    text = "Service levels\n\nPriority | Response time\n\nP1 Critical | 15 minutes"
+    found = sentences([Passage(1, "c1", text, "Acme SLA")])
+    asked = analyse("What is the response time for P1 incidents?")
+    embedder = _Recording()
+    read(Question.of(asked.parts[0], asked), found, SentenceSimilarity(embedder))
+    assert "P1 Critical | 15 minutes" not in embedder.texts
+    assert any("Response time 15 minutes" in t for t in embedder.texts)

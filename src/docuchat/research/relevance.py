@@ -494,11 +494,12 @@ class _Judging:
     _plain: dict[int, list[tuple[Sentence, Addressing]]] = field(default_factory=dict)
 
     def judge(self, part: Part, s: Sentence, read: Mapping[int, Sentence]) -> Addressing:
+        stated = stating(s, read)
         close = None
         if self.similarity is not None:
-            close = self.similarity(meant(part, self.asked), [s.text])[0]
+            close = self.similarity(meant(part, self.asked), [stated])[0]
         elsewhere = other_subject(self._judged(part), s.title, self.limits)
-        return judge(part, s, self.asked.text, stating(s, read), close, self.limits, elsewhere)
+        return judge(part, s, self.asked.text, stated, close, self.limits, elsewhere)
 
     def _judged(self, part: Part) -> list[tuple[Sentence, Addressing]]:
         """Every sentence read against ``part``, by words alone (for ``other_subject``)."""

@@ -16,7 +16,7 @@ from itertools import pairwise
 
 from docuchat.research.kinds import find
 from docuchat.research.offline.question import Question
-from docuchat.research.sentences import Sentence
+from docuchat.research.sentences import Sentence, stating
 from docuchat.research.similarity import SentenceSimilarity
 from docuchat.research.text import fold
 from docuchat.research.words import (
@@ -71,7 +71,10 @@ def _term_weights(question: Question, read: Sequence[Sentence]) -> dict[str, flo
 def _similarities(
     question: Question, found: list[Sentence], similarity: SentenceSimilarity
 ) -> dict[int, float]:
-    scores = similarity(question.text, [s.text for s in found])
+    """The closeness in meaning of what each sentence states (a table row's cells named by
+    its header, a list item with its introduction: ``sentences.stating``) to the question."""
+    by_id = {s.id: s for s in found}
+    scores = similarity(question.text, [stating(s, by_id) for s in found])
     return {s.id: score for s, score in zip(found, scores, strict=True)}
 
 
