@@ -57,7 +57,7 @@ from docuchat.evals.qa import (
 )
 from docuchat.evals.qa import index_key as squad_key
 from docuchat.research import Answer
-from docuchat.research.agent import Presentation, presentation_of
+from docuchat.research.agent import Presentation, presentation_of, shown_as_answer
 from docuchat.research.citations import CitationRegistry, declines, verify
 from docuchat.research.offline import OfflineModel
 from docuchat.research.offline.answer import compose_answer
@@ -133,6 +133,10 @@ class _Answered:
     def presentation(self) -> Presentation:
         verified = sum(1 for c in self.citations if c.verified)
         return presentation_of(self.abstained, verified, self.relevance)
+
+    @property
+    def presented(self) -> bool:
+        return shown_as_answer(self.presentation)
 
     def addresses(self, n: int) -> bool | None:
         cited = self.relevance.citations.get(n)

@@ -124,7 +124,7 @@ def answer_facts(answer: Answer, passages: Mapping[str, tuple[int, int]]) -> Ans
             )
             for c in answer.citations
         ),
-        presented=answer.presentation not in ("declined", "not_an_answer"),
+        presented=answer.presented,
     )
 
 

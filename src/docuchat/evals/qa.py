@@ -191,10 +191,8 @@ class QuestionResult:
     model_calls: int
     prompt_tokens: int
     latency_ms: float
-    presented: bool = True
-    """Shown as an answer: not declined, and not shown as related passages only
-    (``Answer.presentation`` ``not_an_answer``: none of its citations addresses the
-    question)."""
+    presented: bool
+    """Shown as an answer (``Answer.presented``)."""
 
 
 def score_answer(
@@ -215,7 +213,7 @@ def score_answer(
         model_calls=sum(len(r.usage.model_calls) for r in runs),
         prompt_tokens=sum(r.usage.input_tokens for r in runs),
         latency_ms=latency_ms,
-        presented=answer.presentation not in ("declined", "not_an_answer"),
+        presented=answer.presented,
     )
 
 

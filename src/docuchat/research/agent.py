@@ -134,6 +134,12 @@ def presentation_of(
     return "partial" if relevance.addressed_parts else "not_an_answer"
 
 
+def shown_as_answer(presentation: Presentation) -> bool:
+    """An answer so presented is shown as one: it does not decline, and its quotes are not
+    shown as related passages only (``not_an_answer``)."""
+    return presentation not in ("declined", "not_an_answer")
+
+
 NO_ANSWER = "No answer:"
 NOT_ADDRESSED = "the passages found do not address the question. Related passages:"
 """How every front end introduces an answer presented as ``not_an_answer``."""
@@ -237,6 +243,11 @@ class Answer:
         (some parts), ``not_an_answer`` (verified citations, none of which addresses the
         question: its quotes are shown as related passages, not as an answer)."""
         return presentation_of(self.abstained, self.verified_count, self.relevance)
+
+    @property
+    def presented(self) -> bool:
+        """Shown as an answer (``shown_as_answer``)."""
+        return shown_as_answer(self.presentation)
 
     def addresses(self, n: int) -> bool | None:
         """Whether citation ``n``'s quote addresses the question (None: not judged)."""
