@@ -65,7 +65,7 @@ from docuchat.research.offline.transcript import read_turn
 from docuchat.research.questions import Asked, analyse
 from docuchat.research.relevance import THRESHOLDS, TRUST, Thresholds, assess_answer
 from docuchat.research.sentences import Passage
-from docuchat.research.similarity import SentenceSimilarity
+from docuchat.research.similarity import SentenceSimilarity, for_the_score
 from docuchat.store import Store, open_store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -112,7 +112,7 @@ def _composed(step: Step, similarity: SentenceSimilarity | None, limits: Thresho
     (a stand-in ``Answer``: text, citations, relevance)."""
     checked = verify(compose_answer(step.asked, step.passages, similarity, limits), step.registry)
     # Judged as the research agent judges every answer (``ResearchAgent.trust``).
-    trusted = similarity if similarity is not None and similarity.fitted else None
+    trusted = for_the_score(similarity)
     relevance = assess_answer(step.asked, checked, step.registry.passages, trusted, TRUST)
     return _Answered(checked.answer, checked.citations, relevance)  # type: ignore[return-value]
 

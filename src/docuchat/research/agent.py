@@ -104,7 +104,7 @@ from docuchat.research.relevance import (
     Thresholds,
     assess_answer,
 )
-from docuchat.research.similarity import SentenceSimilarity
+from docuchat.research.similarity import SentenceSimilarity, for_the_score
 from docuchat.research.tools import (
     BASIC_TOOLS,
     RICH_TOOLS,
@@ -705,12 +705,11 @@ class _Runs:
         text = run.output if isinstance(run.output, str) else ""
         checked: Verification = verify(text, session.registry)
         store, owner = session.searcher.store, session.owner
-        similarity = self.agent.similarity()
         relevance = assess_answer(
             self.asked,
             checked,
             session.registry.passages,
-            similarity if similarity is not None and similarity.fitted else None,
+            for_the_score(self.agent.similarity()),
             self.agent.trust,
         )
         return Answer(

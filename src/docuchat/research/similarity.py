@@ -52,3 +52,9 @@ class SentenceSimilarity:
             self._vectors.popitem(last=False)
         asked = self._vectors[question]
         return [float(asked @ self._vectors[t]) for t in texts]
+
+
+def for_the_score(similarity: SentenceSimilarity | None) -> SentenceSimilarity | None:
+    """``similarity`` when the learned score was fitted on its cosines, else None: the
+    score then weighs words alone (``SentenceSimilarity.fitted``)."""
+    return similarity if similarity is not None and similarity.fitted else None
