@@ -188,13 +188,12 @@ def _examples(
     similarity: SentenceSimilarity | None,
 ) -> Asking:
     found = sentences(passages)
-    by_id = {s.id: s for s in found}
     chunk_of = {p.n: chunks.get(p.chunk_id) for p in passages}
     asking = Asking(question)
     for i, part in enumerate(asked.parts):
         gold = _gold_part(question, asked, part, i)
         reading = read(Question.of(part, asked), found, similarity)
-        judgements = Judgements.of(found, reading, by_id, THRESHOLDS)
+        judgements = Judgements.of(found, reading, THRESHOLDS)
         examples = []
         for s in found:
             judged = judgements.judged(s)

@@ -281,7 +281,9 @@ def held_share(part: Part, s: Sentence, stated: str | None = None) -> float:
     header, a list item with its introduction; not its neighbours: each of them may be a
     sentence to choose)."""
     counted = counted_terms(part)
-    held = s.stems | s.setting | (stems(stated) if stated else frozenset())
+    held = s.stems | s.setting
+    if stated and stated != s.text:  # a sentence's own stems are ``s.stems``
+        held |= stems(stated)
     return sum(w for t, w in counted.items() if t in held) / (sum(counted.values()) or 1.0)
 
 

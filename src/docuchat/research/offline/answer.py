@@ -34,7 +34,6 @@ from docuchat.research.sentences import (
     Sentence,
     introduction,
     sentences,
-    stating,
 )
 from docuchat.research.similarity import SentenceSimilarity
 from docuchat.research.text import fold
@@ -145,7 +144,7 @@ def _assess_part(
     scores = {s.id: relevance(s, reading) for s in found}
     ranked = sorted(found, key=lambda s: scores[s.id], reverse=True)
     by_id = {s.id: s for s in found}
-    judgements = Judgements.of(found, reading, by_id, limits)
+    judgements = Judgements.of(found, reading, limits)
     addressing = [(s, j) for s in ranked if (j := judgements.judged(s)).addresses]
     if addressing:
         own = _own_words(part, asked)
@@ -193,14 +192,13 @@ class Judgements:
         cls,
         found: Sequence[Sentence],
         reading: Reading,
-        by_id: Mapping[int, Sentence],
         limits: Thresholds,
     ) -> Judgements:
         part, asked = reading.question.part, reading.question.asked
         plain = {
             s.id: (
                 s,
-                judge(part, s, asked, stating(s, by_id), reading.similarity.get(s.id), limits),
+                judge(part, s, asked, reading.stated[s.id], reading.similarity.get(s.id), limits),
             )
             for s in found
         }

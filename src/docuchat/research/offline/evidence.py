@@ -39,21 +39,28 @@ class Reading:
     """Capitalised question words that the passages never use in lower case."""
     read: frozenset[str]
     """Stems of everything read."""
+    stated: dict[int, str]
+    """Per sentence id: what it states (``sentences.stating``: a table row's cells named by
+    its header, a list item with its introduction; else its text)."""
     similarity: dict[int, float]
-    """Per sentence id: its dense similarity to the question (empty without an embedder)."""
+    """Per sentence id: the dense similarity of what it states to the question (empty without
+    an embedder)."""
 
 
 def read(
     question: Question, found: list[Sentence], similarity: SentenceSimilarity | None = None
 ) -> Reading:
     lower = {stem(t) for s in found for t in TOKEN.findall(fold(s.text)) if t.islower()}
+    by_id = {s.id: s for s in found}
+    stated = {s.id: stating(s, by_id) for s in found}
     return Reading(
         question,
         found,
         _term_weights(question, found),
         question.capitalised - lower,
         frozenset().union(*(s.stems for s in found)),
-        {} if similarity is None else _similarities(question, found, similarity),
+        stated,
+        {} if similarity is None else _similarities(question, stated, similarity),
     )
 
 
@@ -69,13 +76,11 @@ def _term_weights(question: Question, read: Sequence[Sentence]) -> dict[str, flo
 
 
 def _similarities(
-    question: Question, found: list[Sentence], similarity: SentenceSimilarity
+    question: Question, stated: dict[int, str], similarity: SentenceSimilarity
 ) -> dict[int, float]:
-    """The closeness in meaning of what each sentence states (a table row's cells named by
-    its header, a list item with its introduction: ``sentences.stating``) to the question."""
-    by_id = {s.id: s for s in found}
-    scores = similarity(question.text, [stating(s, by_id) for s in found])
-    return {s.id: score for s, score in zip(found, scores, strict=True)}
+    """The closeness in meaning of what each sentence states to the question."""
+    scores = similarity(question.text, list(stated.values()))
+    return dict(zip(stated, scores, strict=True))
 
 
 @dataclass(frozen=True, slots=True)
