@@ -70,6 +70,9 @@ def _ask(searcher: HybridSearcher, question: str, sentence: str, query: str = ""
         ("What is the estate's bank account number?", "identifier"),
         ("Why was the roof replaced?", "reason"),
         ("Is the estate insured against flood?", None),
+        # "paid" describes the leave asked for: a quantity of it, not an amount of money
+        ("How much paid leave does a new parent get?", "quantity"),
+        ("How much are the gardeners paid per hour?", "money"),
     ],
 )
 def test_the_kind_of_fact_a_question_asks_for(question: str, kind: str | None) -> None:
@@ -84,6 +87,12 @@ def test_the_kind_of_fact_a_question_asks_for(question: str, kind: str | None) -
         ("duration", "The lease runs for five years.", "five years"),
         ("money", "The annual rent is 14,400 pounds.", "14,400 pounds"),
         ("money", "Rent rose by 12%.", None),
+        # a currency's code before or after the amount, or a sign after a country's letters
+        ("money", "The deposit is AUD 1,500, payable on signing.", "AUD 1,500"),
+        ("money", "Cleaning costs 450 NZD a visit.", "450 NZD"),
+        ("money", "Parking is NZ$12 a day.", "NZ$12"),
+        ("money", "Rent is NOK 12 500 a month.", "NOK 12 500"),
+        ("money", "Export the cad 3 file.", None),  # a code is written in capitals
         ("percent", "Rent rose by 12%.", "12%"),
         ("person", "The valuer, Mara Quinn, inspected it.", "Mara Quinn"),
         ("identifier", "Sort code 40-12-88, account 31926654.", "40-12-88"),

@@ -21,6 +21,14 @@ def test_a_bare_number_takes_the_unit_its_column_names() -> None:
     )
 
 
+def test_a_currency_named_by_a_column_makes_its_bare_numbers_amounts() -> None:
+    # Whether the column names a code ("AUD") or a sign after a country's letters ("NZ$").
+    header = "Plan | Price (AUD) | Setup (NZ$)"
+    stated = row_reading(header, "Fleet | 68 | 250")
+    assert stated == "Plan Fleet; Price 68 AUD; Setup NZ$250"
+    assert find("money", stated) is not None
+
+
 def test_a_sheet_row_is_its_header_line_above_its_own() -> None:
     assert header_and_row("Item | Price (GBP)\nShelf | 385") == (
         "Item | Price (GBP)",

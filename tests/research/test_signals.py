@@ -107,6 +107,7 @@ def test_a_count_in_words_or_after_what_it_counts(text: str, found: str | None) 
         ("What is the term for a sheet of prices?", None),  # a word, not a duration
         ("What is the cancellation window?", "duration"),
         ("What is the contract value?", "quantity"),
+        ("How far in advance must a site visit be booked?", "duration"),
     ],
 )
 def test_the_kind_a_question_asks_for_in_other_words(question: str, kind: Kind | None) -> None:
@@ -119,3 +120,9 @@ def test_an_increment_stated_as_a_share_answers_how_much_extra() -> None:
     [row] = sentences([Passage(1, "c1", text, "Halden price schedule")])
     judged = judge(asked.parts[0], row, asked.text, stating(row, {row.id: row}))
     assert judged.addresses and judged.found is not None and judged.found.text == "35%"
+
+
+def test_either_or_not_is_no_question_of_what_is_not_so() -> None:
+    # "or not" asks of both cases; a question of what is not so is negated.
+    assert not analyse("What are the core hours, working from home or not?").parts[0].negated
+    assert analyse("Which expenses are not reimbursed?").parts[0].negated

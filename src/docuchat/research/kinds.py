@@ -48,12 +48,21 @@ _UNITS = (
 _MONTH = "|".join(m.capitalize() for m in sorted(MONTHS))
 _SCALE = r"(?:\s?(?:m|bn|k|million|billion|thousand)\b)?"
 _CLOCK = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_CURRENCY_CODES = (
+    "AUD|BRL|CAD|CHF|CNY|CZK|DKK|EUR|GBP|HKD|INR|ISK|JPY|MXN|NOK|NZD|PLN|SEK|SGD|USD|ZAR"
+)
+"""ISO 4217 codes of the currencies business documents most often price in, written before
+or after an amount ("AUD 750", "1,200 NZD"); in capitals only ("a cad 3 file" is no amount)."""
+_PRICED = r"\d{1,3}(?:[ \u00a0]\d{3})+(?:[.,]\d+)?|\d(?:[\d,]*\d)?(?:\.\d+)?"
+"""An amount after a currency: "4 500" as Nordic and French documents group thousands too."""
 _FINDERS: dict[str, re.Pattern[str]] = {
     "money": re.compile(
         # a share of an amount is an amount: "6% of salary"
         r"\b\d+(?:\.\d+)?\s?%\s+of\b|"
-        rf"(?:US\$|[£$€¥])\s?\d[\d,]*(?:\.\d+)?{_SCALE}"
-        r"|\b\d[\d,]*(?:\.\d+)?" + _SCALE + r"\s?(?:p|pence|pounds|dollars|euros|GBP|USD|EUR)\b",
+        # a sign, a sign after a country's letters ("NZ$", "A$") or a code before the amount
+        rf"(?:\b(?-i:US|A|AU|NZ|C|CA|HK|S)\$|[£$€¥]|\b(?-i:{_CURRENCY_CODES}|kr)\.?\s?)\s?(?:{_PRICED}){_SCALE}"
+        r"|\b\d[\d,]*(?:\.\d+)?" + _SCALE + r"\s?(?:p|pence|pounds|dollars|euros|cents|kroner"
+        rf"|kronor|krone|francs|yen|rupees|kr|(?-i:{_CURRENCY_CODES}))\b",
         re.IGNORECASE,
     ),
     "percent": re.compile(r"\b\d+(?:\.\d+)?\s?(?:%|per ?cent\b|percentage points?\b|pts\b)"),
@@ -140,6 +149,7 @@ _CUES: tuple[tuple[Kind, re.Pattern[str]], ...] = (
         "duration",
         re.compile(
             r"\bhow (?:long|fast|quickly|soon|often|frequently)\b|\bhow much (?:notice|time)\b"
+            r"|\bhow far (?:in advance|ahead)\b"
             r"|\bhow many (?:seconds|minutes|hours|days|weeks|months|years)\b"
             r"|\bwithin what (?:time|period)\b"
         ),
@@ -256,7 +266,8 @@ def expected_kind(question: str) -> Kind | None:
         named = comparative_kind(question)
     if _INCREMENT.search(lowered):  # "how much extra": an amount, or a share of one
         return "quantity"
-    money = bool(_MONEY_VERBS.intersection(said))
+    # a verb of money inside the phrase asked for only describes it: "how much *paid* leave"
+    money = bool(_MONEY_VERBS.intersection(said).difference(head[:-1]))
     if named in (None, "quantity") and money and (_WH.search(lowered) or "how much" in lowered):
         return "money"
     if named is None and re.search(r"\bhow much\b", lowered):

@@ -107,7 +107,8 @@ _YES_NO = re.compile(
 _CODE = re.compile(r"\d")
 _CODE_WORD = re.compile(r"\b[A-Za-z]+\d\w*")
 """A code whose digits are no figure: "Q2", "P1"."""
-_NOT = re.compile(r"\b(?:not|never)\b|n['’]t\b", re.IGNORECASE)
+# "whether or not", "working from home or not": a question of either, not of what is not so
+_NOT = re.compile(r"(?<!\bor )\b(?:not|never)\b|n['’]t\b", re.IGNORECASE)
 _KIND_WORDS = re.compile(
     r"\bhow (?:long|much|many|fast|quickly|soon|far|often|old|big|large)\b", re.IGNORECASE
 )

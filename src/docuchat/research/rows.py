@@ -47,8 +47,10 @@ def row_reading(header: str, row: str) -> str:
         unit = _UNIT.match(name)
         if unit and _BARE_NUMBER.match(value):
             name, measure = unit["name"], unit["unit"].strip()
-            if measure[0] in _CURRENCY:
+            if measure[0] in _CURRENCY:  # "£k": "£420k"
                 value = f"{measure[0]}{value}{measure[1:]}"
+            elif measure[-1] in _CURRENCY:  # "NZ$": "NZ$68"
+                value = f"{measure}{value}"
             else:
                 value = f"{value} {measure}"
         said.append(f"{name} {value}")
