@@ -42,7 +42,7 @@ from docuchat.research.rows import header_and_row
 from docuchat.research.sentences import Passage, Sentence, sentences, stating
 from docuchat.research.similarity import SentenceSimilarity
 from docuchat.research.text import numbered_words
-from docuchat.research.words import stem, stems
+from docuchat.research.words import NUMBER_WORDS, stem, stems
 from docuchat.store.base import ChunkRecord
 
 
@@ -132,6 +132,9 @@ class Addressing:
     signals: Signals | None = None
     gated: bool = True
     """The gates decided ``addresses`` (``Thresholds.gates``), not the score."""
+    corroborated: bool = False
+    """It addresses a comparison's part because another part's citation does by the score
+    and this one passes every gate (``CitedRelevance.corroborated``)."""
 
     @property
     def score(self) -> float:
@@ -142,9 +145,28 @@ class Addressing:
         """The share of the part's terms the sentence itself holds (``held_share``)."""
         return 0.0 if self.signals is None else self.signals.held
 
+    @property
+    def passes_gates(self) -> bool:
+        """It names the part's subject and figures, mentions what is asked for, holds enough
+        of its terms, states a fact of the kind asked for and is outdone by no other
+        document: every gate (``Thresholds.gates``), whatever decided ``addresses``."""
+        return (
+            not self.missing_names
+            and not self.missing_head
+            and not self.unnegated
+            and self.covered
+            and (self.kind is None or self.found is not None)
+            and self.elsewhere is None
+        )
+
     def reasons(self) -> list[str]:
         """Why it addresses the part or not, in words."""
         said = []
+        if self.corroborated:
+            said.append(
+                "states the kind of fact compared for its own subject, as the comparison's"
+                " other part that addresses the question does"
+            )
         if self.missing_names:
             said.append(f"does not name {', '.join(self.missing_names)}")
         if self.missing_head:
@@ -405,6 +427,24 @@ class CitedRelevance:
     """The parts it addresses (their positions in the question)."""
     judged: Addressing
     """Its judgement against the part it addresses best."""
+    passing: tuple[tuple[int, Addressing], ...] = ()
+    """The parts it does not address but whose every gate it passes, stating a figure of
+    the kind asked for, with its judgement against each (what ``corroborated`` may make it
+    address)."""
+
+    def corroborated(self) -> CitedRelevance:
+        """In a comparison another part of which a citation addresses by the score: this
+        citation addresses the parts it passes every gate for too. The parts corroborate
+        each other: the same kind of fact, each of its own subject in a sentence that names
+        it and holds the question's terms, where the score judging each alone may find one
+        unlikely (a row, a sentence that leaves its subject to its document's title)."""
+        if not self.passing:
+            return self
+        judged = self.judged
+        if not self.addresses:
+            judged = replace(self.passing[0][1], addresses=True, corroborated=True)
+        parts = tuple(sorted({*self.parts, *(i for i, _ in self.passing)}))
+        return replace(self, addresses=True, parts=parts, judged=judged, passing=())
 
 
 @dataclass(frozen=True, slots=True)
@@ -475,6 +515,8 @@ def assess_answer(
             if sentence is not None:
                 citations[n] = judging.cited(n, sentence, read[n], citations.get(n))
     verified = {c.n: c.verified for c in checked.citations}
+    if asked.comparison and any(c.addresses and verified.get(n) for n, c in citations.items()):
+        citations = {n: c.corroborated() for n, c in citations.items()}
     parts = []
     for i, part in enumerate(asked.parts):
         by = tuple(n for n, c in citations.items() if verified.get(n) and i in c.parts)
@@ -521,11 +563,17 @@ class _Judging:
         addressed (a passage may answer two parts, quoted twice)."""
         judged = [self.judge(part, s, read) for part in self.asked.parts]
         parts = tuple(i for i, j in enumerate(judged) if j.addresses)
+        passing = tuple(
+            (i, j)
+            for i, j in enumerate(judged)
+            if i not in parts and j.passes_gates and j.found is not None and _figured(j.found)
+        )
         best = judged[parts[0]] if parts else max(judged, key=lambda j: j.coverage)
         if earlier is not None:
             parts = tuple(sorted(set(parts) | set(earlier.parts)))
             best = earlier.judged if earlier.addresses or not best.addresses else best
-        return CitedRelevance(n, bool(parts), parts, best)
+            passing = tuple((i, j) for i, j in (*earlier.passing, *passing) if i not in parts)
+        return CitedRelevance(n, bool(parts), parts, best, passing)
 
     def nearest(
         self, part: Part, read: Mapping[int, Mapping[int, Sentence]]
@@ -548,6 +596,15 @@ class _Judging:
 
         n, s, judged = max(candidates, key=nearness)
         return n, s.text, judged
+
+
+def _figured(found: Found) -> bool:
+    """The fact states a figure, in digits or in words ("45 days", "two weeks"), not only a
+    word of its kind ("annual", "the next working day"): enough to stand beside another
+    subject's figure in a comparison."""
+    return any(c.isdigit() for c in found.text) or bool(
+        set(found.text.lower().split()) & (NUMBER_WORDS | {"one"})
+    )
 
 
 def _by_id(found: Sequence[Sentence]) -> dict[int, Sentence]:
