@@ -150,13 +150,13 @@ class Addressing:
         """It names the part's subject and figures, mentions what is asked for, holds enough
         of its terms, states a fact of the kind asked for and is outdone by no other
         document: every gate (``Thresholds.gates``), whatever decided ``addresses``."""
-        return (
-            not self.missing_names
-            and not self.missing_head
-            and not self.unnegated
-            and self.covered
-            and (self.kind is None or self.found is not None)
-            and self.elsewhere is None
+        return self.elsewhere is None and _passes(
+            self.missing_names,
+            self.missing_head,
+            self.unnegated,
+            self.covered,
+            self.kind,
+            self.found,
         )
 
     def reasons(self) -> list[str]:
@@ -257,13 +257,7 @@ def judge(
         sheet_row=header_and_row(sentence.text) is not None,
     )
     verdict = weigh(signals)
-    passes = (
-        not missing
-        and not missing_head
-        and not unnegated
-        and covered
-        and (part.kind is None or found is not None)
-    )
+    passes = _passes(missing, missing_head, unnegated, covered, part.kind, found)
     judged = Addressing(
         passes if limits.gates else verdict.addresses,
         coverage,
@@ -280,6 +274,25 @@ def judge(
         gated=limits.gates,
     )
     return outdone(judged, elsewhere)
+
+
+def _passes(
+    missing: Sequence[str],
+    missing_head: Sequence[str],
+    unnegated: bool,
+    covered: bool,
+    kind: Kind | None,
+    found: Found | None,
+) -> bool:
+    """Every gate but ``outdone``'s: no name or figure missing, what is asked for mentioned,
+    no negation unanswered, enough of the terms held, a fact of the kind asked for found."""
+    return (
+        not missing
+        and not missing_head
+        and not unnegated
+        and covered
+        and (kind is None or found is not None)
+    )
 
 
 def outdone(judged: Addressing, elsewhere: Elsewhere | None) -> Addressing:
@@ -433,11 +446,12 @@ class CitedRelevance:
     address)."""
 
     def corroborated(self) -> CitedRelevance:
-        """In a comparison another part of which a citation addresses by the score: this
-        citation addresses the parts it passes every gate for too. The parts corroborate
-        each other: the same kind of fact, each of its own subject in a sentence that names
-        it and holds the question's terms, where the score judging each alone may find one
-        unlikely (a row, a sentence that leaves its subject to its document's title)."""
+        """This citation addressing the parts it passes every gate for, as it does in a
+        comparison one part of which another citation addresses by the score: the parts
+        corroborate each other (the same kind of fact, each of its own subject, in a
+        sentence that names it and holds the question's terms), where the score judging
+        each alone may find one unlikely (a row, a sentence that leaves its subject to its
+        document's title)."""
         if not self.passing:
             return self
         judged = self.judged
