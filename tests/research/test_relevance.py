@@ -92,6 +92,7 @@ def test_the_kind_of_fact_a_question_asks_for(question: str, kind: str | None) -
         ("money", "Cleaning costs 450 NZD a visit.", "450 NZD"),
         ("money", "Parking is NZ$12 a day.", "NZ$12"),
         ("money", "Rent is NOK 12 500 a month.", "NOK 12 500"),
+        ("money", "Fare NOK 1 450 2026 season.", "NOK 1 450"),  # a year is no group
         ("money", "Export the cad 3 file.", None),  # a code is written in capitals
         ("percent", "Rent rose by 12%.", "12%"),
         ("person", "The valuer, Mara Quinn, inspected it.", "Mara Quinn"),

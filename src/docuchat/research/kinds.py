@@ -53,8 +53,9 @@ _CURRENCY_CODES = (
 )
 """ISO 4217 codes of the currencies business documents most often price in, written before
 or after an amount ("AUD 750", "1,200 NZD"); in capitals only ("a cad 3 file" is no amount)."""
-_PRICED = r"\d{1,3}(?:[ \u00a0]\d{3})+(?:[.,]\d+)?|\d(?:[\d,]*\d)?(?:\.\d+)?"
-"""An amount after a currency: "4 500" as Nordic and French documents group thousands too."""
+_PRICED = r"\d{1,3}(?:[ \u00a0]\d{3}(?!\d))+(?:[.,]\d+)?|\d(?:[\d,]*\d)?(?:\.\d+)?"
+"""An amount after a currency: "4 500" as Nordic and French documents group thousands too
+(groups of three digits exactly: "NOK 1 450 2026 fares" is 1 450)."""
 _FINDERS: dict[str, re.Pattern[str]] = {
     "money": re.compile(
         # a share of an amount is an amount: "6% of salary"
