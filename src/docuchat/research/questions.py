@@ -34,7 +34,7 @@ from docuchat.research.kinds import (
     comparative_kind,
     expected_kind,
 )
-from docuchat.research.text import fold, numbers
+from docuchat.research.text import WEAK_NEGATION, fold, numbers
 from docuchat.research.words import MONTHS, PRONOUNS, bare, is_key, stem, words
 
 BORROWED = 0.5
@@ -107,8 +107,7 @@ _YES_NO = re.compile(
 _CODE = re.compile(r"\d")
 _CODE_WORD = re.compile(r"\b[A-Za-z]+\d\w*")
 """A code whose digits are no figure: "Q2", "P1"."""
-# "whether or not", "working from home or not": a question of either, not of what is not so
-_NOT = re.compile(r"(?<!\bor )\b(?:not|never)\b|n['’]t\b", re.IGNORECASE)
+_NOT = re.compile(r"\b(?:not|never)\b|n['’]t\b", re.IGNORECASE)
 _KIND_WORDS = re.compile(
     r"\bhow (?:long|much|many|fast|quickly|soon|far|often|old|big|large)\b", re.IGNORECASE
 )
@@ -354,7 +353,8 @@ def _part(clause: str) -> Part:
         head=head,
         counted=counted,
         figures=numbers(_CODE_WORD.sub(" ", clause)) - set().union(*(set(n) for n in named)),
-        negated=bool(_NOT.search(clause)),
+        # "working from home or not" asks of either case, not of what is not so
+        negated=bool(_NOT.search(WEAK_NEGATION.sub(" ", clause.lower()))),
     )
 
 
