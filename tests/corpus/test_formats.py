@@ -471,3 +471,20 @@ def test_markdown_and_html_blocks_stand_under_their_heading() -> None:
     html = parse_bytes(page, "p.html")
     assert _place_of(html, "Before") is None
     assert _place_of(html, "27 days") == Section("Leave policy")
+
+
+def test_a_workbook_s_numbers_read_as_their_cells_show_them() -> None:
+    book = openpyxl.Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(["Plan", "Share", "Price", "Year", "Change", "Ratio"])
+    sheet.append(["Fleet", 0.15, 1234.5, 2026, -1200, 0.5])
+    formats = ["@", "0%", '"$"#,##0.00', "0", "#,##0;(#,##0)", "# ?/?"]
+    for cell, number_format in zip(sheet[2], formats, strict=True):
+        cell.number_format = number_format
+    sheet.append(["Crew", 0.1, 99, 2027, 5, 0.25])  # General: as stored, thousands grouped
+    out = io.BytesIO()
+    book.save(out)
+    blocks = _blocks(parse_bytes(out.getvalue(), "plans.xlsx"))
+    assert blocks[1].endswith("\nFleet | 15% | $1,234.50 | 2026 | (1,200) | 0.5")
+    assert blocks[2].endswith("\nCrew | 0.1 | 99 | 2,027 | 5 | 0.25")

@@ -50,17 +50,20 @@ DOCS = {
 
 
 @pytest.fixture
-def documents() -> dict[str, str]:
+def documents() -> dict[str, str | bytes]:
     """The documents in the store, by file name (a test module may override this)."""
     return DOCS
 
 
 @pytest.fixture
-def store(tmp_path: Path, documents: dict[str, str]) -> Iterator[Store]:
+def store(tmp_path: Path, documents: dict[str, str | bytes]) -> Iterator[Store]:
     folder = tmp_path / "docs"
     folder.mkdir()
-    for name, text in documents.items():
-        (folder / name).write_text(text, encoding="utf-8")
+    for name, content in documents.items():
+        if isinstance(content, bytes):
+            (folder / name).write_bytes(content)
+        else:
+            (folder / name).write_text(content, encoding="utf-8")
     db = open_store(tmp_path / "docuchat.db")
     report = ingest_paths(db, OWNER, [folder])
     assert len(report.ingested) == len(documents)

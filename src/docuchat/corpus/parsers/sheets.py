@@ -11,8 +11,9 @@ row is the header when it is text. Every row below the header is a block of two
 lines, the header and the row, cells joined by `` | `` ("Department |
 Budget\\nFacilities | 184,000"), so a row never loses what its columns mean,
 however the text is cut into chunks. A block's place is the sheet and the row's
-cells ("Budget 2026!A2:C2"). Numbers are written with thousands separators as
-spreadsheets show them.
+cells ("Budget 2026!A2:C2"). A number is written as its cell's number format shows it
+("15%", "$1,234.50", a year "2026"); in the General format, and in a CSV, with thousands
+separators.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any
 from docuchat.corpus.parsers._decode import decode_text
 from docuchat.corpus.parsers._document import DocumentBuilder, pick_title
 from docuchat.corpus.parsers._zip import check_package
+from docuchat.corpus.parsers.number_formats import GENERAL, shown
 from docuchat.corpus.types import ParsedDocument, SheetCells
 from docuchat.errors import CorruptDocument, ParseLimitExceeded
 
@@ -59,7 +61,7 @@ def parse_xlsx(data: bytes, stem: str) -> ParsedDocument:
         budget = _Budget()
         builder = DocumentBuilder()
         for number, sheet in enumerate(sheets, start=1):
-            rows = (budget.spent(row) for row in sheet.iter_rows(values_only=True))
+            rows = (budget.spent([_Cell.of(c) for c in row]) for row in sheet.iter_rows())
             _add_table(builder, sheet.title, number, rows)
         title = pick_title(workbook.properties.title, fallback=stem)
     except (KeyError, ValueError, TypeError) as exc:
@@ -151,14 +153,31 @@ class _Line:
     is_header: bool  # and there are at least two of them
 
 
+@dataclass(frozen=True)
+class _Cell:
+    """A workbook cell's value and the number format it is shown in."""
+
+    value: Any
+    number_format: str = GENERAL
+
+    @classmethod
+    def of(cls, cell: Any) -> _Cell:
+        return cls(cell.value, getattr(cell, "number_format", None) or GENERAL)
+
+
 def _lines(sheet: str, rows: Iterable[Sequence[Any]]) -> Iterator[_Line]:
+    """``rows``: a CSV's strings, or a workbook's ``_Cell`` s."""
     for number, row in enumerate(rows, start=1):
-        cells = [_cell_text(value) for value in row]
+        values = [c.value if isinstance(c, _Cell) else c for c in row]
+        cells = [
+            _cell_text(c.value, c.number_format) if isinstance(c, _Cell) else _cell_text(c)
+            for c in row
+        ]
         filled = [index for index, cell in enumerate(cells, start=1) if cell]
         if not filled:
             continue
         first, last = filled[0], filled[-1]
-        labels = all(_is_label(row[i - 1]) for i in filled)
+        labels = all(_is_label(values[i - 1]) for i in filled)
         yield _Line(
             _SEPARATOR.join(cells[first - 1 : last]),
             SheetCells(sheet, number, number, first, last),
@@ -171,11 +190,15 @@ def _is_label(value: Any) -> bool:
     return isinstance(value, str) and not value.strip().replace(",", "").replace(".", "").isdigit()
 
 
-def _cell_text(value: Any) -> str:
+def _cell_text(value: Any, number_format: str = GENERAL) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
+    if isinstance(value, int | float):
+        formatted = shown(value, number_format)
+        if formatted is not None:
+            return formatted
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         value = int(value)
     if isinstance(value, int):
