@@ -196,7 +196,16 @@ def test_the_formats_part_loads_with_sheets_decks_and_e_mails() -> None:
     assert not {d.name for d in formats.documents} & {d.name for d in dev.documents}
 
 
-SEALED_PARTS = ("sealed", "sealed2", "sealed3", "sealed4", "sealed5", "sealed6", "sealed7")
+SEALED_PARTS = (
+    "sealed",
+    "sealed2",
+    "sealed3",
+    "sealed4",
+    "sealed5",
+    "sealed6",
+    "sealed7",
+    "sealed8",
+)
 _PERSON_MAIL = re.compile(r"\b([a-z]+)\.([a-z]+)@[a-z0-9-]+\.example\b")
 _MAIL_DOMAIN = re.compile(r"@([a-z0-9-]+)\.example\b")
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
