@@ -482,9 +482,10 @@ def test_a_workbook_s_numbers_read_as_their_cells_show_them() -> None:
     formats = ["@", "0%", '"$"#,##0.00', "0", "#,##0;(#,##0)", "# ?/?"]
     for cell, number_format in zip(sheet[2], formats, strict=True):
         cell.number_format = number_format
-    sheet.append(["Crew", 0.1, 99, 2027, 5, 0.25])  # General: as stored, thousands grouped
+    # General: as stored, thousands grouped from five digits on (a year is no "2,027")
+    sheet.append(["Crew", 0.1, 6850, 2027, -12500, 0.25])
     out = io.BytesIO()
     book.save(out)
     blocks = _blocks(parse_bytes(out.getvalue(), "plans.xlsx"))
     assert blocks[1].endswith("\nFleet | 15% | $1,234.50 | 2026 | (1,200) | 0.5")
-    assert blocks[2].endswith("\nCrew | 0.1 | 99 | 2,027 | 5 | 0.25")
+    assert blocks[2].endswith("\nCrew | 0.1 | 6850 | 2027 | -12,500 | 0.25")

@@ -51,7 +51,7 @@ from docuchat.store.accounts import Turn
 
 OWNER = "business-set"
 _CURRENCY = re.compile(r"[$£€¥]")
-_INDEX_VERSION = 3  # bump when what the cached index holds changes meaning (3: sheet titles)
+_INDEX_VERSION = 4  # bump when what the cached index holds changes meaning (4: sheet numbers)
 
 
 @dataclass(frozen=True, slots=True)

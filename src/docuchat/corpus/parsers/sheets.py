@@ -12,8 +12,9 @@ lines, the header and the row, cells joined by `` | `` ("Department |
 Budget\\nFacilities | 184,000"), so a row never loses what its columns mean,
 however the text is cut into chunks. A block's place is the sheet and the row's
 cells ("Budget 2026!A2:C2"). A number is written as its cell's number format shows it
-("15%", "$1,234.50", a year "2026"); in the General format, and in a CSV, with thousands
-separators.
+("15%", "$1,234.50", "2026" for "0"); in the General format with thousands separators from
+five digits on, as style guides write numbers ("184,000", but a year "2026" and "6850"). A
+CSV's cells are text and stay as written.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ MAX_CELLS = 2_000_000  # cells visited, empty ones included, in all sheets
 MAX_CELL_CHARS = 32_767  # Excel's own limit per cell
 MAX_PREAMBLE_ROWS = 20  # rows above the header (title, notes) looked through for it
 _SEPARATOR = " | "
+_GROUPED_FROM = 10_000  # a General number's thousands are grouped from five digits on
 
 
 def parse_xlsx(data: bytes, stem: str) -> ParsedDocument:
@@ -202,9 +204,9 @@ def _cell_text(value: Any, number_format: str = GENERAL) -> str:
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         value = int(value)
     if isinstance(value, int):
-        return f"{value:,}"
+        return f"{value:,}" if abs(value) >= _GROUPED_FROM else str(value)
     if isinstance(value, float):
-        return f"{value:,.15g}" if abs(value) >= 1000 else f"{value:.15g}"
+        return f"{value:,.15g}" if abs(value) >= _GROUPED_FROM else f"{value:.15g}"
     if isinstance(value, datetime.datetime) and value.time() == datetime.time():
         return value.date().isoformat()
     if isinstance(value, datetime.date | datetime.time):
