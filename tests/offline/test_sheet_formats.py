@@ -6,13 +6,15 @@ for a discount and the year as "2,026"."""
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 
 import openpyxl
 import pytest
 
 from docuchat.research.offline import ABSTAIN
+from docuchat.search.hybrid import HybridSearcher
 
-from .conftest import Ask
+from .conftest import OWNER, Ask
 
 
 def _price_list() -> bytes:
@@ -26,7 +28,7 @@ def _price_list() -> bytes:
     for row in sheet.iter_rows(min_row=2):
         row[1].number_format = '"$"#,##0.00'
         row[2].number_format = "0%"
-        row[3].number_format = "0"
+    sheet["D3"].number_format = "0"  # Fleet's year stays General
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()
@@ -52,3 +54,13 @@ def test_a_sheet_s_number_is_quoted_as_its_cell_format_shows_it(
     assert answer.answer != ABSTAIN and shown in answer.answer
     assert stored not in answer.answer
     assert all(shown in c.quote for c in answer.citations[:1])
+
+
+def test_a_general_year_reads_and_is_found_as_written(
+    searcher: HybridSearcher, document_text: Callable[[str], str]
+) -> None:
+    """An unformatted 2027 in a sheet is "2027", not "2,027" (which a search for 2027 would
+    not find: the index splits it at the comma)."""
+    [best, *_] = searcher.search(OWNER, "2027", k=3)
+    assert "2027" in best.snippet.text
+    assert "Fleet | $62.00 | 15% | 2027" in document_text(best.doc_id)
