@@ -40,7 +40,8 @@ def test_a_number_reads_as_its_format_shows_it(value: float, number_format: str,
 
 
 @pytest.mark.parametrize(
-    "number_format", ["General", "", "@", "# ?/?", "0.00E+00", "d/m/yyyy", '"Total"']
+    "number_format",
+    ["General", "", "@", "# ?/?", "0.00E+00", "d/m/yyyy", '"Total"', "[>=10]0;0.0"],
 )
 def test_general_and_formats_not_read_leave_the_number_to_its_plain_rendering(
     number_format: str,

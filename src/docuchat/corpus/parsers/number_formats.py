@@ -4,10 +4,10 @@
 The common part of Excel's format language: sections for positive and negative numbers
 ("#,##0;(#,##0)"), digit placeholders with decimals and a thousands comma, percent,
 literal text (quoted, escaped with a backslash, or currency signs and spaces as they
-stand) and locale currency tags ("[$€-407]"). Colours and conditions in brackets are
-dropped. Anything else (fractions, scientific notation, text sections, dates, which
-openpyxl already turns into dates) is left to the caller's plain rendering: a number is
-never shown wrong, at worst without its format.
+stand) and locale currency tags ("[$€-407]"); colours in brackets are dropped. Anything
+else (conditions such as "[>=10]", fractions, scientific notation, text sections, dates,
+which openpyxl already turns into dates) is left to the caller's plain rendering: a number
+is never shown wrong, at worst without its format.
 """
 
 from __future__ import annotations
@@ -18,12 +18,15 @@ from decimal import ROUND_HALF_UP, Decimal
 GENERAL = "general"
 _PLACEHOLDERS = "0#?"
 _UNSUPPORTED = re.compile(r"[eE][+-]|/|@|[dmyhs]", re.IGNORECASE)
+_CONDITION = re.compile(r"\[[<>=]")
 
 
 def shown(value: float, number_format: str) -> str | None:
     """``value`` as ``number_format`` shows it, or None for General and formats not read."""
     if not number_format or number_format.strip().lower() == GENERAL:
         return None
+    if _CONDITION.search(number_format):
+        return None  # which section applies depends on the value: not read
     sections = _split_sections(number_format)
     if value == 0 and len(sections) > 2:
         return _render(0, sections[2], text_only=True)  # accounting's zero: "-"
