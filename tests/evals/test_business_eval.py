@@ -129,7 +129,11 @@ async def test_every_kind_is_scored_through_the_research_agent(set_folder: Path)
         "related": 0.1667,
         "wrong_of_answered": 0.25,
         "wrong_of_all": 0.1667,
+        "wrong_shown_as_partial": 0.1667,  # the comparison: one subject addressed of two
     }
+    # shown as answering part of the question: the two-part answer too, right by the eval
+    # (both parts cited) though the trust judgement found its second part unaddressed
+    assert [r.question.id for r in report.results if r.partial] == ["t-two", "t-cmp"]
     assert scores["unanswerable_by_category"]["near_miss"] == {
         "n": 1,
         "declined": 1.0,
@@ -179,6 +183,7 @@ def test_cli_json_report_with_the_offline_model_and_a_cached_index(
         "cited",
         "declined",
         "wrong_as_answer",
+        "wrong_shown_as_partial",
     ]
     per_question = {q["id"]: q for q in scores["questions"]}
     assert set(per_question) == {"t-fact", "t-two", "t-cmp", "t-fu", "t-un-bank", "t-un-late"}

@@ -45,10 +45,16 @@ def _cite(
 
 
 def _answer(
-    text: str, *citations: CitedSpan, abstained: bool = False, related: bool = False
+    text: str,
+    *citations: CitedSpan,
+    abstained: bool = False,
+    related: bool = False,
+    partial: bool = False,
 ) -> AnswerFacts:
-    """``related``: shown as related passages, not as an answer (``not_an_answer``)."""
-    return AnswerFacts(text, abstained, citations, presented=not abstained and not related)
+    """``related``: shown as related passages, not as an answer (``not_an_answer``);
+    ``partial``: shown as an answer to part of the question."""
+    presented = not abstained and not related
+    return AnswerFacts(text, abstained, citations, presented=presented, partial=partial)
 
 
 def _scored(question: SetQuestion, facts: AnswerFacts) -> QuestionScore:
@@ -193,7 +199,8 @@ def test_the_report_gives_each_figure_per_kind_category_and_overall() -> None:
         _scored(FACT, _answer("30 days", cited)),  # right
         _scored(FACT, _answer("45 days", cited)),  # wrong, answered
         _scored(FACT, _answer("The documents do not say.", abstained=True)),  # declined
-        _scored(COMPARISON, _answer("30 days and 45 days", cited)),  # found both, one cited
+        # found both, one cited; shown as answering one part of two
+        _scored(COMPARISON, _answer("30 days and 45 days", cited, partial=True)),
         _scored(UNANSWERABLE, _answer("The documents do not say.", abstained=True)),
         _scored(_question("unanswerable", category="near_miss"), _answer("30 days", cited)),
         _scored(
@@ -204,7 +211,7 @@ def test_the_report_gives_each_figure_per_kind_category_and_overall() -> None:
     latencies = (30.0, 10.0, 60.0, 20.0, 50.0, 40.0, 70.0)
     report = BusinessReport(
         tuple(
-            QuestionScore(r.question, r.answer, r.abstained, r.parts, ms, r.presented)
+            QuestionScore(r.question, r.answer, r.abstained, r.parts, ms, r.presented, r.partial)
             for r, ms in zip(results, latencies, strict=True)
         )
     ).to_dict()
@@ -217,6 +224,7 @@ def test_the_report_gives_each_figure_per_kind_category_and_overall() -> None:
         "cited": 0.6667,
         "declined": 0.3333,
         "wrong_as_answer": 0.3333,
+        "wrong_shown_as_partial": 0.0,
     }
     assert report["kinds"]["comparison"] == {
         "n": 1,
@@ -226,6 +234,7 @@ def test_the_report_gives_each_figure_per_kind_category_and_overall() -> None:
         "cited": 0.0,
         "declined": 0.0,
         "wrong_as_answer": 1.0,
+        "wrong_shown_as_partial": 1.0,
     }
     assert report["kinds"]["two_part"]["n"] == 0
     assert report["kinds"]["unanswerable"] == {
@@ -246,6 +255,7 @@ def test_the_report_gives_each_figure_per_kind_category_and_overall() -> None:
         "related": 0.1429,
         "wrong_of_answered": 0.75,
         "wrong_of_all": 0.4286,
+        "wrong_shown_as_partial": 0.1429,
     }
     assert report["latency_ms"] == {"p50": 40.0, "p95": 70.0}
     assert report["questions"][3] == {
@@ -253,6 +263,7 @@ def test_the_report_gives_each_figure_per_kind_category_and_overall() -> None:
         "right": False,
         "abstained": False,
         "related": False,
+        "partial": True,
         "found": [True, True],
         "quoted": [True, False],
         "cited": [True, False],

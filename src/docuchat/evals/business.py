@@ -24,7 +24,9 @@ quote. An unanswerable question is right when the answer is not presented as an 
 declines (``Answer.abstained``), or the research agent judged that none of its citations
 addresses the question and shows its quotes as related passages (``Answer.presentation``
 ``not_an_answer``; reported apart as ``related``). An answer presented as one and not right
-is a *wrong answer presented as an answer*.
+is a *wrong answer presented as an answer*; among them, those shown as answering part of the
+question only (``Answer.presentation`` ``partial``: the answer says which parts the
+documents do not address) are reported apart too (``wrong_shown_as_partial``).
 """
 
 from __future__ import annotations
@@ -104,6 +106,9 @@ class AnswerFacts:
     presented: bool
     """Shown as an answer: it does not decline, and its quotes are not shown as related
     passages only (``Answer.presentation`` ``not_an_answer``: none addresses the question)."""
+    partial: bool = False
+    """Shown as an answer to part of the question: some parts addressed, the others said
+    not to be (``Answer.presentation`` ``partial``)."""
 
 
 def answer_facts(answer: Answer, passages: Mapping[str, tuple[int, int]]) -> AnswerFacts:
@@ -125,6 +130,7 @@ def answer_facts(answer: Answer, passages: Mapping[str, tuple[int, int]]) -> Ans
             for c in answer.citations
         ),
         presented=answer.presented,
+        partial=answer.presentation == "partial",
     )
 
 
@@ -154,6 +160,8 @@ class QuestionScore:
     latency_ms: float
     presented: bool
     """Shown as an answer (``AnswerFacts.presented``)."""
+    partial: bool = False
+    """Shown as an answer to part of the question (``AnswerFacts.partial``)."""
 
     @property
     def related(self) -> bool:
@@ -194,7 +202,13 @@ def score(
             )
         )
     return QuestionScore(
-        question, facts.text, facts.abstained, tuple(parts), latency_ms, facts.presented
+        question,
+        facts.text,
+        facts.abstained,
+        tuple(parts),
+        latency_ms,
+        facts.presented,
+        facts.partial,
     )
 
 
@@ -234,6 +248,7 @@ class BusinessReport:
                 "related": mean(r.related for r in results),
                 "wrong_of_answered": mean(r.wrong_as_answer for r in answered),
                 "wrong_of_all": mean(r.wrong_as_answer for r in results),
+                "wrong_shown_as_partial": mean(r.wrong_as_answer and r.partial for r in results),
             },
             "latency_ms": {
                 "p50": round(percentile(latencies, 50), 1),
@@ -245,6 +260,7 @@ class BusinessReport:
                     "right": r.right,
                     "abstained": r.abstained,
                     "related": r.related,
+                    "partial": r.partial,
                     "found": [p.found for p in r.parts],
                     "quoted": [p.quoted for p in r.parts],
                     "cited": [p.cited for p in r.parts],
@@ -270,6 +286,7 @@ def _kind_figures(kind: Kind, results: Sequence[QuestionScore]) -> dict[str, Any
         "cited": mean(all(p.cited for p in r.parts) for r in results),
         "declined": mean(not r.presented for r in results),
         "wrong_as_answer": mean(r.wrong_as_answer for r in results),
+        "wrong_shown_as_partial": mean(r.wrong_as_answer and r.partial for r in results),
     }
 
 
