@@ -48,7 +48,7 @@ def test_a_number_takes_the_unit_of_its_column(ask: Ask) -> None:
     # "10" alone is no duration; under "Lead time (weeks)" it is ten weeks.
     answer = ask("What's the lead time for a chilled display cabinet?")
     assert answer.answer.startswith(PREFIX)
-    assert "SH-310 | Chilled display cabinet | 6,850 | 10" in quotes(answer)[0]
+    assert "SH-310 | Chilled display cabinet | 6850 | 10" in quotes(answer)[0]
     assert answer.presentation == "answer"
 
 
