@@ -131,9 +131,9 @@ async def test_every_kind_is_scored_through_the_research_agent(set_folder: Path)
         "wrong_of_all": 0.1667,
         "wrong_shown_as_partial": 0.1667,  # the comparison: one subject addressed of two
     }
-    # shown as answering part of the question: the two-part answer too, right by the eval
-    # (both parts cited) though the trust judgement found its second part unaddressed
-    assert [r.question.id for r in report.results if r.partial] == ["t-two", "t-cmp"]
+    # shown as answering part of the question: the comparison, one subject's quote not
+    # addressing it (the two-part answer's second quote is corroborated by its first)
+    assert [r.question.id for r in report.results if r.partial] == ["t-cmp"]
     assert scores["unanswerable_by_category"]["near_miss"] == {
         "n": 1,
         "declined": 1.0,

@@ -1,6 +1,6 @@
 """A comparison's parts corroborate each other: when the learned score finds one subject's
 quote addresses the question, the other subject's quote that passes every gate (it names
-its subject, holds the question's terms and states the kind of fact compared) addresses it
+its subject, holds the question's terms and states a figure of the kind compared) addresses it
 too, though the score judging it alone finds it unlikely. Before, such an answer was shown
 as partial: one part of two."""
 
@@ -47,9 +47,7 @@ def test_a_comparison_s_parts_corroborate_each_other(ask: Ask) -> None:
     assert answer.presentation == "answer"
     cited = answer.to_dict(trace=False)["citations"]
     reasons = [r for c in cited for r in c["relevance"]["reasons"]]
-    assert any(
-        r.startswith("states the kind of fact compared for its own subject") for r in reasons
-    )
+    assert any(r.startswith("passes every gate and states a figure") for r in reasons)
 
 
 @pytest.mark.parametrize("documents", [BRIGHTLINE_SILENT], indirect=True)

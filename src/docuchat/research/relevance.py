@@ -133,8 +133,9 @@ class Addressing:
     gated: bool = True
     """The gates decided ``addresses`` (``Thresholds.gates``), not the score."""
     corroborated: bool = False
-    """It addresses a comparison's part because another part's citation does by the score
-    and this one passes every gate (``CitedRelevance.corroborated``)."""
+    """It addresses a part of a comparison or a two-part question because another part's
+    citation does by the score and this one passes every gate (``CitedRelevance.
+    corroborated``)."""
 
     @property
     def score(self) -> float:
@@ -164,8 +165,8 @@ class Addressing:
         said = []
         if self.corroborated:
             said.append(
-                "states the kind of fact compared for its own subject, as the comparison's"
-                " other part that addresses the question does"
+                "passes every gate and states a figure of the kind its part asks for, beside"
+                " another part of the question that addresses it"
             )
         if self.missing_names:
             said.append(f"does not name {', '.join(self.missing_names)}")
@@ -444,21 +445,26 @@ class CitedRelevance:
     """The parts it does not address but whose every gate it passes, stating a figure of
     the kind asked for, with its judgement against each (what ``corroborated`` may make it
     address)."""
+    corroborating: tuple[int, ...] = ()
+    """The parts it addresses only by ``corroborated``."""
 
     def corroborated(self) -> CitedRelevance:
         """This citation addressing the parts it passes every gate for, as it does in a
-        comparison one part of which another citation addresses by the score: the parts
-        corroborate each other (the same kind of fact, each of its own subject, in a
-        sentence that names it and holds the question's terms), where the score judging
-        each alone may find one unlikely (a row, a sentence that leaves its subject to its
-        document's title)."""
+        question of several parts (a comparison, a two-part question) one part of which
+        another citation addresses by the score: the parts corroborate each other (each
+        part's own kind of fact, a figure, in a sentence that names the part's subject and
+        holds its terms), where the score judging each alone may find one unlikely (a row,
+        a sentence that leaves its subject to its document's title)."""
         if not self.passing:
             return self
         judged = self.judged
         if not self.addresses:
             judged = replace(self.passing[0][1], addresses=True, corroborated=True)
-        parts = tuple(sorted({*self.parts, *(i for i, _ in self.passing)}))
-        return replace(self, addresses=True, parts=parts, judged=judged, passing=())
+        added = tuple(i for i, _ in self.passing)
+        parts = tuple(sorted({*self.parts, *added}))
+        return replace(
+            self, addresses=True, parts=parts, judged=judged, passing=(), corroborating=added
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -471,6 +477,9 @@ class PartRelevance:
     nearest: tuple[int, str, Addressing] | None = None
     """When no verified citation addresses the part: (citation number, sentence, judgement)
     of the sentence of the opened passages that holds most of the part's terms."""
+    corroborated: bool = False
+    """Its citations address it only because another part's do
+    (``CitedRelevance.corroborated``)."""
 
     def as_dict(self) -> dict[str, Any]:
         found: dict[str, Any] = {
@@ -479,6 +488,11 @@ class PartRelevance:
             "subject": self.part.subject or None,
             "addressed_by": list(self.cited),
         }
+        if self.corroborated:
+            found["corroborated"] = (
+                "its quote passes every gate and states a figure of the kind it asks for,"
+                " beside another part of the question that the score finds addressed"
+            )
         if self.nearest is not None:
             n, text, judged = self.nearest
             found["nearest"] = {"n": n, "sentence": text, "why_not": judged.reasons()}
@@ -529,12 +543,13 @@ def assess_answer(
             if sentence is not None:
                 citations[n] = judging.cited(n, sentence, read[n], citations.get(n))
     verified = {c.n: c.verified for c in checked.citations}
-    if asked.comparison and any(c.addresses and verified.get(n) for n, c in citations.items()):
+    if len(asked.parts) > 1 and any(c.addresses and verified.get(n) for n, c in citations.items()):
         citations = {n: c.corroborated() for n, c in citations.items()}
     parts = []
     for i, part in enumerate(asked.parts):
         by = tuple(n for n, c in citations.items() if verified.get(n) and i in c.parts)
-        parts.append(PartRelevance(part, by, None if by else judging.nearest(part, read)))
+        lent = bool(by) and all(i in citations[n].corroborating for n in by)
+        parts.append(PartRelevance(part, by, None if by else judging.nearest(part, read), lent))
     return AnswerRelevance(citations, tuple(parts))
 
 
