@@ -4,6 +4,10 @@ threshold, declines when none does, and the research agent judges its citations 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
 import pytest
 
 from docuchat.research.offline import ABSTAIN, PREFIX, OfflineModel
@@ -60,3 +64,35 @@ def test_a_fact_of_a_kind_no_sentence_states_is_declined(ask: Ask) -> None:
         thresholds=BY_SCORE,
     )
     assert answer.answer == ABSTAIN
+
+
+class _OneDirection:
+    """An embedder that is not all-MiniLM-L6-v2 and finds every text alike (cosine 1): a
+    score that read its cosines would find every sentence close to every question."""
+
+    name = space = "one-direction"
+    dim = 4
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        return np.tile(np.array([1.0, 0.0, 0.0, 0.0], dtype=np.float32), (len(texts), 1))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What are Acme's payment terms?",
+        "When did the Acme hosting agreement come into force?",
+        "Who is the account manager?",
+        "What is Acme's bank account number?",
+    ],
+)
+def test_the_score_reads_no_cosines_of_an_embedder_it_was_not_fitted_on(
+    ask: Ask, question: str
+) -> None:
+    """The score deciding weighs words alone beside an embedder it was not fitted on, as
+    without an embedder (``similarity.for_the_score``)."""
+    other = OfflineModel(thresholds=BY_SCORE, embedder=_OneDirection())
+    words = OfflineModel(thresholds=BY_SCORE)
+    by_other = ask(question, model=other, thresholds=BY_SCORE)
+    by_words = ask(question, model=words, thresholds=BY_SCORE)
+    assert by_other.answer == by_words.answer

@@ -35,7 +35,7 @@ from docuchat.research.sentences import (
     introduction,
     sentences,
 )
-from docuchat.research.similarity import SentenceSimilarity
+from docuchat.research.similarity import SentenceSimilarity, for_the_score
 from docuchat.research.text import fold
 from docuchat.research.words import TOKEN, bare, stem, stems
 
@@ -144,7 +144,9 @@ def _assess_part(
     scores = {s.id: relevance(s, reading) for s in found}
     ranked = sorted(found, key=lambda s: scores[s.id], reverse=True)
     by_id = {s.id: s for s in found}
-    judgements = Judgements.of(found, reading, limits)
+    # The score deciding reads only cosines it was fitted on (``for_the_score``).
+    cosines = limits.gates or for_the_score(similarity) is not None
+    judgements = Judgements.of(found, reading, limits, cosines)
     addressing = [(s, j) for s in ranked if (j := judgements.judged(s)).addresses]
     if addressing:
         own = _own_words(part, asked)
@@ -193,13 +195,13 @@ class Judgements:
         found: Sequence[Sentence],
         reading: Reading,
         limits: Thresholds,
+        cosines: bool = True,
     ) -> Judgements:
+        """``cosines``: the judgements read the reading's similarities (else words alone)."""
         part, asked = reading.question.part, reading.question.asked
+        similarity = reading.similarity if cosines else {}
         plain = {
-            s.id: (
-                s,
-                judge(part, s, asked, reading.stated[s.id], reading.similarity.get(s.id), limits),
-            )
+            s.id: (s, judge(part, s, asked, reading.stated[s.id], similarity.get(s.id), limits))
             for s in found
         }
         return cls(plain, limits)
