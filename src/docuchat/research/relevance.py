@@ -630,7 +630,7 @@ class _Judging:
 def _figured(found: Found) -> bool:
     """The fact states a figure, in digits or in words ("45 days", "two weeks"), not only a
     word of its kind ("annual", "the next working day"): enough to stand beside another
-    subject's figure in a comparison."""
+    part's answer (a comparison's other subject, a two-part question's other part)."""
     return any(c.isdigit() for c in found.text) or bool(
         set(found.text.lower().split()) & (NUMBER_WORDS | {"one"})
     )
