@@ -88,7 +88,9 @@ def parse_csv(data: bytes, stem: str) -> ParsedDocument:
     budget = _Budget()
     builder = DocumentBuilder()
     try:
-        rows = (budget.spent(row) for row in csv.reader(io.StringIO(text), dialect))
+        rows = (
+            budget.spent([_Cell(v) for v in row]) for row in csv.reader(io.StringIO(text), dialect)
+        )
         _add_table(builder, stem, 1, rows)
     except csv.Error as exc:
         raise CorruptDocument(f"the CSV cannot be read ({exc})") from exc
@@ -104,7 +106,7 @@ def parse_csv(data: bytes, stem: str) -> ParsedDocument:
 class _Budget:
     cells = 0
 
-    def spent(self, row: Sequence[Any]) -> Sequence[Any]:
+    def spent(self, row: list[_Cell]) -> list[_Cell]:
         self.cells += len(row)
         if self.cells > MAX_CELLS:
             raise ParseLimitExceeded(f"the sheets hold more than {MAX_CELLS:,} cells")
@@ -112,7 +114,7 @@ class _Budget:
 
 
 def _add_table(
-    builder: DocumentBuilder, sheet: str, page: int, rows: Iterable[Sequence[Any]]
+    builder: DocumentBuilder, sheet: str, page: int, rows: Iterable[Sequence[_Cell]]
 ) -> None:
     header: str | None = None
     above: list[_Line] | None = []  # the rows read while the header is not known yet
@@ -157,7 +159,7 @@ class _Line:
 
 @dataclass(frozen=True)
 class _Cell:
-    """A workbook cell's value and the number format it is shown in."""
+    """A cell's value and the number format it is shown in (a CSV's: General)."""
 
     value: Any
     number_format: str = GENERAL
@@ -167,19 +169,14 @@ class _Cell:
         return cls(cell.value, getattr(cell, "number_format", None) or GENERAL)
 
 
-def _lines(sheet: str, rows: Iterable[Sequence[Any]]) -> Iterator[_Line]:
-    """``rows``: a CSV's strings, or a workbook's ``_Cell`` s."""
+def _lines(sheet: str, rows: Iterable[Sequence[_Cell]]) -> Iterator[_Line]:
     for number, row in enumerate(rows, start=1):
-        values = [c.value if isinstance(c, _Cell) else c for c in row]
-        cells = [
-            _cell_text(c.value, c.number_format) if isinstance(c, _Cell) else _cell_text(c)
-            for c in row
-        ]
+        cells = [_cell_text(c.value, c.number_format) for c in row]
         filled = [index for index, cell in enumerate(cells, start=1) if cell]
         if not filled:
             continue
         first, last = filled[0], filled[-1]
-        labels = all(_is_label(values[i - 1]) for i in filled)
+        labels = all(_is_label(row[i - 1].value) for i in filled)
         yield _Line(
             _SEPARATOR.join(cells[first - 1 : last]),
             SheetCells(sheet, number, number, first, last),
@@ -192,7 +189,7 @@ def _is_label(value: Any) -> bool:
     return isinstance(value, str) and not value.strip().replace(",", "").replace(".", "").isdigit()
 
 
-def _cell_text(value: Any, number_format: str = GENERAL) -> str:
+def _cell_text(value: Any, number_format: str) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
