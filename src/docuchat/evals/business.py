@@ -181,6 +181,11 @@ class QuestionScore:
         """Presented as an answer, and not right."""
         return self.presented and not self.right
 
+    @property
+    def wrong_as_partial(self) -> bool:
+        """A wrong answer shown as answering part of the question only."""
+        return self.wrong_as_answer and self.partial
+
 
 def score(
     question: SetQuestion, facts: AnswerFacts, doc_ids: Mapping[str, str], latency_ms: float
@@ -248,7 +253,7 @@ class BusinessReport:
                 "related": mean(r.related for r in results),
                 "wrong_of_answered": mean(r.wrong_as_answer for r in answered),
                 "wrong_of_all": mean(r.wrong_as_answer for r in results),
-                "wrong_shown_as_partial": mean(r.wrong_as_answer and r.partial for r in results),
+                "wrong_shown_as_partial": mean(r.wrong_as_partial for r in results),
             },
             "latency_ms": {
                 "p50": round(percentile(latencies, 50), 1),
@@ -286,7 +291,7 @@ def _kind_figures(kind: Kind, results: Sequence[QuestionScore]) -> dict[str, Any
         "cited": mean(all(p.cited for p in r.parts) for r in results),
         "declined": mean(not r.presented for r in results),
         "wrong_as_answer": mean(r.wrong_as_answer for r in results),
-        "wrong_shown_as_partial": mean(r.wrong_as_answer and r.partial for r in results),
+        "wrong_shown_as_partial": mean(r.wrong_as_partial for r in results),
     }
 
 
