@@ -1,7 +1,8 @@
 """Fit the decision whether a sentence addresses a part of a question (``research.addressing``).
 
 ``python bench/fit_addressing.py [--write]`` asks every TRAINING question (evals/business/dev
-whole; the work halves of formats and fresh, ``business_halves``) through the real research
+and the retired judges sealed, sealed2 and sealed3 whole; the work halves of formats and
+fresh, ``business_halves``) through the real research
 agent with the default offline model, once with the embedder and once with words alone,
 and takes, at the moment the model answers, every sentence of the passages it opened
 against every part of the question, with the signals ``relevance.judge`` reads. A sentence
@@ -23,9 +24,9 @@ default: the gates' quote, presented as an answer only when its score reaches th
 threshold (``relevance.TRUST``; otherwise shown as a related passage, which for an
 unanswerable question is as good as a decline). ``--write`` writes the weights into
 src/docuchat/research/addressing_weights.py. The measure halves, SQuAD's held-out
-paragraphs and the sealed parts are never read. Collected examples are kept in
-``.cache/addressing-examples`` under a digest of the sources, so a re-fit of the same code
-asks nothing again.
+paragraphs and the parts still sealed (sealed4 to sealed9) are never read. Collected
+examples are kept in ``.cache/addressing-examples`` under a digest of the sources, so a
+re-fit of the same code asks nothing again.
 """
 
 from __future__ import annotations
@@ -72,8 +73,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from business_halves import SETS, WORK_HALVES, half_of
 
 HELD_OUT_EVERY = 3
-TRAINING = ("dev", "formats", "fresh")
-"""The open parts whose training questions are read (dev whole, the others' work half)."""
+TRAINING = ("dev", "formats", "fresh", "sealed", "sealed2", "sealed3")
+"""The open parts whose training questions are read: dev whole, the work half of formats and
+fresh, and the first three judges whole (sealed to sealed3, retired: opened in the seventh
+round, when sealed4 to sealed8 were the gates and sealed9 the judge)."""
 WEIGHTS_FILE = Path(__file__).resolve().parents[1] / "src/docuchat/research/addressing_weights.py"
 L2 = 1.0
 """The penalty on the weights' squares (the bias is free)."""
@@ -137,8 +140,10 @@ def cached(name: str, collecting: Callable[[], list[Asking]]) -> list[Asking]:
 
 
 def training_questions(part: str) -> list[SetQuestion]:
+    """A part split in halves gives its work half; any other part (dev, a retired judge)
+    is read whole."""
     questions = load_set(SETS / part).questions
-    if part == "dev":
+    if part == "dev" or part not in WORK_HALVES:
         return list(questions)
     return [q for q in questions if half_of(q, WORK_HALVES[part]) == "work"]
 

@@ -73,6 +73,11 @@ def test_a_passage_that_never_names_the_subject_does_not_address_it() -> None:
         ("duration", "The filters are changed every month.", "every month"),
         ("date", "The rate applies from 01/08/2025.", "01/08/2025"),
         ("date", "Signed on 1.8.2025 by both parties.", "1.8.2025"),
+        # as contracts write a number twice, in words and in figures, or in compound words
+        ("duration", "Invoices are paid within forty-five (45) days.", "forty-five (45) days"),
+        ("duration", "Notify us within twenty-four (24) hours.", "twenty-four (24) hours"),
+        ("duration", "Either party may end it on 2 (two) months' notice.", "2 (two) months"),
+        ("duration", "Refunds take forty-five days.", "forty-five days"),
     ],
 )
 def test_a_fact_of_a_kind_as_other_writers_state_it(

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 
 from docuchat.models.base import Message, UserMessage
-from docuchat.research.text import STOPWORDS, words
+from docuchat.research.text import FIRST_PERSON, STOPWORDS, words
 
 _OPENERS = re.compile(r"^\s*(?:and|but|also|so|then|what about|how about|what of)\b", re.I)
 _BACK_REFERENCES = frozenset(
@@ -61,4 +61,4 @@ def _meaningful(text: str) -> list[str]:
 
 def _names(text: str) -> set[str]:
     """Capitalised words past a sentence's first: the names a question is about."""
-    return {m.group(0) for m in _NAME.finditer(text.strip())} - {"I"}
+    return {m.group(0) for m in _NAME.finditer(text.strip())} - FIRST_PERSON

@@ -38,7 +38,15 @@ Kind = Literal[
     "reason",
 ]
 
-_NUMBER = r"(?:\d[\d,]*(?:\.\d+)?|" + "|".join(sorted(NUMBER_WORDS | {"one", "a"})) + r")"
+_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+_ONES = "one|two|three|four|five|six|seven|eight|nine"
+_ONE_NUMBER = (
+    rf"(?:\d[\d,]*(?:\.\d+)?|(?:{_TENS})-(?:{_ONES})|"
+    + "|".join(sorted(NUMBER_WORDS | {"one", "a"}))
+    + ")"
+)
+# as contracts write a number twice, in words and in figures: "forty-five (45) days"
+_NUMBER = rf"{_ONE_NUMBER}(?:\s?\({_ONE_NUMBER}\))?"
 _UNITS = (
     r"(?:(?:second|minute|hour|day|week|fortnight|month|quarter|year)s?"
     # as notes and tables abbreviate them: "4 hrs", "30 mins", "2 yrs", "48h"
@@ -220,9 +228,16 @@ _CATEGORY_NOUNS: dict[Kind | None, frozenset[str]] = {
 """Nouns of categories whose members have names ("which *supplier*", "what *organization*"):
 naming a member answers, whether or not the text says "supplier"."""
 _COMPARATIVES: dict[Kind, frozenset[str]] = {
-    "duration": frozenset("longer shorter faster slower sooner later quicker".split()),
-    "money": frozenset("cheaper dearer costlier pricier".split()),
-    "quantity": frozenset("higher lower more less bigger smaller larger greater fewer".split()),
+    # and the superlatives of three or more ("which supplier gives us the *longest* to pay")
+    "duration": frozenset(
+        "longer shorter faster slower sooner later quicker "
+        "longest shortest fastest slowest soonest quickest".split()
+    ),
+    "money": frozenset("cheaper dearer costlier pricier cheapest dearest costliest".split()),
+    "quantity": frozenset(
+        "higher lower more less bigger smaller larger greater fewer "
+        "highest lowest biggest smallest largest greatest fewest".split()
+    ),
 }
 VALUE_NOUNS = frozenset().union(*_VALUE_NOUNS.values())
 NAMED_NOUNS = frozenset().union(*_HEAD_NOUNS.values())

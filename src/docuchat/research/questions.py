@@ -34,7 +34,7 @@ from docuchat.research.kinds import (
     comparative_kind,
     expected_kind,
 )
-from docuchat.research.text import WEAK_NEGATION, fold, numbers
+from docuchat.research.text import FIRST_PERSON, WEAK_NEGATION, fold, numbers
 from docuchat.research.words import MONTHS, PRONOUNS, bare, is_key, stem, words
 
 BORROWED = 0.5
@@ -55,7 +55,8 @@ _COMPARING = re.compile(
 # A name: capitalised words ("New York", "Q2 2025"), joined by "of" or "&" inside.
 _NAME = r"(?:[A-Z][\w'’&.-]*|\d[\w'’-]*)(?:\s+(?:of\s+|&\s+)?(?:[A-Z][\w'’&.-]*|\d{4}\b))*"
 _SUBJECTS = re.compile(
-    rf"(?:the\s+)?(?P<first>{_NAME})(?P<middle>(?:,\s+(?:the\s+)?{_NAME})*),?\s+(?:and|or|vs\.?"
+    rf"(?:the\s+)?(?P<first>{_NAME})(?P<middle>(?:(?:,|\s+(?:vs\.?|versus))\s+(?:the\s+)?{_NAME})*)"
+    r",?\s+(?:and|or|vs\.?"
     rf"|versus)\s+(?:(?:in|at|for|of|from|with|the)\s+)?(?P<last>{_NAME})"
 )
 _COMPARING_WORDS = (
@@ -75,7 +76,7 @@ _THAN = re.compile(
 )
 Compared = tuple[tuple[str, ...], tuple[str, ...]]
 """A comparison's subjects, and the question asked of each alone."""
-_PHRASE_TOKEN = re.compile(r"[\w'’][\w'’./-]*|[^\w\s]")
+_PHRASE_TOKEN = re.compile(r"[\w'’](?:[\w'’./-]*[\w'’])?|[^\w\s]")
 _PHRASE_ENDS = frozenset(",;:?!()-–—/.")
 _PHRASE_JOINS = frozenset({"or", "vs", "versus", "and"})
 _PHRASE_LEADS = frozenset(
@@ -319,7 +320,11 @@ def _rephrased(question: str, previous: str) -> tuple[str, str] | None:
 def _name_runs(text: str) -> list[re.Match[str]]:
     """The names of ``text`` after its first word: runs of capitalised words and codes."""
     first = re.match(r"\s*\S+", text)
-    return [m for m in _NAME_RUN.finditer(text, first.end() if first else 0) if m.group() != "I"]
+    return [
+        m
+        for m in _NAME_RUN.finditer(text, first.end() if first else 0)
+        if m.group() not in FIRST_PERSON
+    ]
 
 
 def _leans(question: str) -> bool:
@@ -383,7 +388,7 @@ def _names(text: str) -> list[tuple[str, ...]]:
     joined = False
     for i, token in enumerate(tokens):
         bare = re.sub(r"['’]s$", "", token)
-        capital = i > 0 and bare[:1].isupper() and bare != "I"
+        capital = i > 0 and bare[:1].isupper() and bare not in FIRST_PERSON
         coded = bool(_CODE.search(bare)) and not _PLAIN_NUMBER.fullmatch(bare)
         dated = bool(_YEAR.fullmatch(bare)) or (
             bare.isdigit() and any(t.lower() in MONTHS for t in tokens[i - 1 : i + 2] if t)

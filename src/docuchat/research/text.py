@@ -27,6 +27,17 @@ STOPWORDS = frozenset(
     "yourself yourselves also may might must shall one ones many much us whose upon within "
     "without via per".split()
 )
+# A pronoun's or an auxiliary's contraction carries no more than its words ("If *I'm* the
+# main carer…": no term, and no name for being capitalised), with either apostrophe.
+_CONTRACTIONS = (
+    "i'm i've i'd i'll we're we've we'd we'll you're you've you'd you'll they're they've "
+    "they'd they'll he'd he'll she'd she'll it'll that'll there'll don't doesn't didn't "
+    "isn't aren't wasn't weren't can't couldn't won't wouldn't shouldn't hasn't haven't "
+    "hadn't mustn't".split()
+)
+STOPWORDS = STOPWORDS | {c.replace("'", mark) for c in _CONTRACTIONS for mark in "'’"}
+FIRST_PERSON = frozenset(w.capitalize() for w in STOPWORDS if w == "i" or w[:2] in ("i'", "i’"))
+""""I" and its contractions, capitalised mid-sentence like a name but none."""
 
 
 NEGATIONS = frozenset("not no never none nothing neither nor without cannot".split())

@@ -74,8 +74,3 @@ def stems(text: str) -> set[str]:
 def is_key(word: str) -> bool:
     """A word that says what a question is about."""
     return word not in STOPWORDS and word not in FRAMING and len(word) > 1
-
-
-def capitalised(text: str) -> list[str]:
-    """Bare forms of the capitalised tokens after the first (names, by their look)."""
-    return [bare(t) for t in TOKEN.findall(fold(text))[1:] if t[0].isupper()]
