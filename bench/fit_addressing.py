@@ -1,8 +1,7 @@
 """Fit the decision whether a sentence addresses a part of a question (``research.addressing``).
 
 ``python bench/fit_addressing.py [--write]`` asks every TRAINING question (evals/business/dev
-and the retired judges sealed, sealed2 and sealed3 whole; the work halves of formats and
-fresh, ``business_halves``) through the real research
+whole; the work halves of formats and fresh, ``business_halves``) through the real research
 agent with the default offline model, once with the embedder and once with words alone,
 and takes, at the moment the model answers, every sentence of the passages it opened
 against every part of the question, with the signals ``relevance.judge`` reads. A sentence
@@ -27,6 +26,12 @@ src/docuchat/research/addressing_weights.py. The measure halves, SQuAD's held-ou
 paragraphs and the parts still sealed (sealed4 to sealed9) are never read. Collected
 examples are kept in ``.cache/addressing-examples`` under a digest of the sources, so a
 re-fit of the same code asks nothing again.
+
+``--leave-one-out`` asks whether more writers make a better score: for each of the training
+parts and the retired judges (``RETIRED``) it fits once on the other training parts and once
+on every other part, retired judges included, and reports the held-out part's questions
+decided as the default decides (the gates' quote, presented when its score reaches the
+threshold).
 """
 
 from __future__ import annotations
@@ -73,10 +78,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from business_halves import SETS, WORK_HALVES, half_of
 
 HELD_OUT_EVERY = 3
-TRAINING = ("dev", "formats", "fresh", "sealed", "sealed2", "sealed3")
-"""The open parts whose training questions are read: dev whole, the work half of formats and
-fresh, and the first three judges whole (sealed to sealed3, retired: opened in the seventh
-round, when sealed4 to sealed8 were the gates and sealed9 the judge)."""
+TRAINING = ("dev", "formats", "fresh")
+"""The open parts whose training questions are read (dev whole, the others' work half)."""
+RETIRED = ("sealed", "sealed2", "sealed3")
+"""The first three judges, opened in the seventh round (sealed4 to sealed8 its gates, sealed9
+its judge): ``--parts`` may add them (read whole); ``--leave-one-out`` weighs them."""
 WEIGHTS_FILE = Path(__file__).resolve().parents[1] / "src/docuchat/research/addressing_weights.py"
 L2 = 1.0
 """The penalty on the weights' squares (the bias is free)."""
@@ -409,7 +415,9 @@ def write(found: dict[str, Weights]) -> None:
     WEIGHTS_FILE.write_text("\n".join(lines) + "\n")
 
 
-def fitted(asked: Sequence[Asking], by_meaning: bool, squad: Sequence[Asking] = ()) -> Weights:
+def fitted(
+    asked: Sequence[Asking], by_meaning: bool, squad: Sequence[Asking] = (), verbose: bool = True
+) -> Weights:
     """The regression over the business questions ``asked`` and SQuAD's ``squad``, each
     domain weighing as much as the other; the threshold chosen on the business questions."""
     examples = [e for a in asked for p in a.parts for e in p]
@@ -422,12 +430,39 @@ def fitted(asked: Sequence[Asking], by_meaning: bool, squad: Sequence[Asking] = 
     w, bias = fit(x, y, counts)
     weights = Weights(dict(zip(names, (float(v) for v in w), strict=True)), bias, 0.5)
     threshold, _ = choose_threshold(asked, weights)
+    if not verbose:
+        return replace(weights, threshold=threshold)
     print(
         f"{len(asked)} + {len(squad)} SQuAD questions, {len(y)} sentences, {int(y.sum())} positive"
     )
     print("  weights", {n: round(v, 2) for n, v in weights.weights.items()}, round(bias, 2))
     print(f"  threshold {threshold}")
     return replace(weights, threshold=threshold)
+
+
+def leave_one_out(
+    asked: dict[str, list[Asking]], by_meaning: bool, squad: Sequence[Asking]
+) -> None:
+    """Each part held out in turn, fitted on the other training parts ("training") and on
+    every other part ("all"): right and wrong answers on the part held out, and in all."""
+    totals = {"training": [0, 0], "all": [0, 0]}
+    for held in asked:
+        found = []
+        for name, parts in (
+            ("training", [p for p in TRAINING if p != held and p in asked]),
+            ("all", [p for p in asked if p != held]),
+        ):
+            weights = fitted([a for p in parts for a in asked[p]], by_meaning, squad, False)
+
+            def presented(e: Example, w: Weights = weights) -> bool:
+                return weigh(e.signals, w).score >= w.threshold
+
+            outcome = simulate(asked[held], lambda e: e.passes, lambda e: e.rank, presented)
+            totals[name][0] += outcome.right
+            totals[name][1] += outcome.wrong
+            found.append(f"{name}: {outcome} (threshold {weights.threshold})")
+        print(f"  held out {held}: " + "; ".join(found))
+    print("  in all: " + "; ".join(f"{n}: right {r}, wrong {w}" for n, (r, w) in totals.items()))
 
 
 def _collected(part: str, embedder: Embedder | None) -> list[Asking]:
@@ -445,7 +480,14 @@ def main() -> None:
     parser.add_argument(
         "--squad", type=Path, help="a SQuAD 2.0 file whose training paragraphs are fitted on too"
     )
+    parser.add_argument(
+        "--leave-one-out",
+        action="store_true",
+        help="fit without each part in turn (the retired judges added) and report it",
+    )
     args = parser.parse_args()
+    if args.leave_one_out:
+        args.parts = [*args.parts, *RETIRED]
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     embedder = get_embedder("auto", purpose="documents")
     found = {}
@@ -458,6 +500,9 @@ def main() -> None:
             if args.squad
             else []
         )
+        if args.leave_one_out:
+            leave_one_out(asked, used is not None, squad)
+            continue
         weights = fitted([a for p in parts for a in asked[p]], used is not None, squad)
         for part in parts:
             report(part, asked[part], weights)
