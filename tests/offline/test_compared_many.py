@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from docuchat.research.kinds import expected_kind
 from docuchat.research.questions import analyse
 
 from .conftest import Ask
@@ -48,6 +49,13 @@ def test_a_superlative_asks_each_subject_for_the_fact_it_compares() -> None:
         ("Brightline", "duration"),
         ("Corvid", "duration"),
     ]
+
+
+@pytest.mark.parametrize(
+    "question", ["What was the longest war?", "What is the highest mountain in Wales?"]
+)
+def test_a_superlative_of_no_comparison_asks_for_no_figure(question: str) -> None:
+    assert expected_kind(question) not in ("duration", "quantity")
 
 
 def test_a_phrase_subject_ends_before_the_full_stop() -> None:

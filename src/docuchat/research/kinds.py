@@ -228,17 +228,17 @@ _CATEGORY_NOUNS: dict[Kind | None, frozenset[str]] = {
 """Nouns of categories whose members have names ("which *supplier*", "what *organization*"):
 naming a member answers, whether or not the text says "supplier"."""
 _COMPARATIVES: dict[Kind, frozenset[str]] = {
-    # and the superlatives of three or more ("which supplier gives us the *longest* to pay")
-    "duration": frozenset(
-        "longer shorter faster slower sooner later quicker "
-        "longest shortest fastest slowest soonest quickest".split()
-    ),
-    "money": frozenset("cheaper dearer costlier pricier cheapest dearest costliest".split()),
-    "quantity": frozenset(
-        "higher lower more less bigger smaller larger greater fewer "
-        "highest lowest biggest smallest largest greatest fewest".split()
-    ),
+    "duration": frozenset("longer shorter faster slower sooner later quicker".split()),
+    "money": frozenset("cheaper dearer costlier pricier".split()),
+    "quantity": frozenset("higher lower more less bigger smaller larger greater fewer".split()),
 }
+_SUPERLATIVES: dict[Kind, frozenset[str]] = {
+    "duration": frozenset("longest shortest fastest slowest soonest quickest".split()),
+    "money": frozenset("cheapest dearest costliest".split()),
+    "quantity": frozenset("highest lowest biggest smallest largest greatest fewest".split()),
+}
+"""What a comparison of three or more compares ("which supplier gives us the *longest* to
+pay: A, B or C?"); of no comparison, a superlative asks for a name ("the highest mountain")."""
 VALUE_NOUNS = frozenset().union(*_VALUE_NOUNS.values())
 NAMED_NOUNS = frozenset().union(*_HEAD_NOUNS.values())
 COMPARATIVES = frozenset().union(*_COMPARATIVES.values())
@@ -291,11 +291,13 @@ def expected_kind(question: str) -> Kind | None:
     return named
 
 
-def comparative_kind(question: str) -> Kind | None:
+def comparative_kind(question: str, *, comparing: bool = False) -> Kind | None:
     """The kind of fact a comparative of ``question`` compares: "faster" durations,
-    "cheaper" amounts of money, "higher" quantities; None when it has none."""
+    "cheaper" amounts of money, "higher" quantities; when ``comparing`` (the question names
+    its subjects side by side), a superlative's too ("the longest"); None when it has none."""
     said = set(re.findall(r"[a-z][a-z'’-]*", fold(question).lower().strip()))
-    return next((k for k, words in _COMPARATIVES.items() if words & said), None)
+    tables = (_COMPARATIVES, _SUPERLATIVES) if comparing else (_COMPARATIVES,)
+    return next((k for t in tables for k, words in t.items() if words & said), None)
 
 
 def asked_for(question: str) -> tuple[str, ...]:

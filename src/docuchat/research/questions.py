@@ -555,7 +555,7 @@ def _compared(question: str, subjects: Sequence[str], asked_of: Sequence[str]) -
     each part asks for the fact its comparative compares (a duration)."""
     whole = _part(question)
     if whole.kind in CHOOSING_KINDS:
-        whole = replace(whole, kind=comparative_kind(question) or whole.kind)
+        whole = replace(whole, kind=comparative_kind(question, comparing=True) or whole.kind)
     named = {s: tuple(stem(w) for w in words(s)) for s in subjects}
     every = frozenset().union(*named.values())
     framing = {stem(w) for w in _COMPARING_WORDS}
