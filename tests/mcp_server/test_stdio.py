@@ -53,6 +53,8 @@ async def test_the_owners_documents_as_tools_and_resources(db: Path) -> None:
             "open_citation", {"docId": top["docId"], "chunkId": top["chunkId"]}
         )
         assert "2,300,000 pounds" in structured(opened)["text"]
+        # The file's name, as its owner named it: a title may leave out whom it is about.
+        assert top["file"] == structured(opened)["file"] == "valuation.md"
         assert text(opened).startswith("Highlands Valuation Report, page 1:")
 
         asked = await client.call_tool("ask", {"question": QUESTION})

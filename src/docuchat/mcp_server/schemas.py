@@ -61,6 +61,8 @@ class Hit(BaseModel):
     docId: str
     chunkId: str
     title: str
+    file: str = ""
+    """The name of the document's file, when it has one."""
     page: int | None
     snippet: str
     score: float
@@ -83,6 +85,7 @@ class Passage(ToolResult):
     docId: str
     chunkId: str
     title: str
+    file: str = ""
     page: int | None
     text: str
 

@@ -89,6 +89,7 @@ async def _open(agent: ResearchAgent, arguments: OpenArguments) -> Passage:
         docId=opened.doc_id,
         chunkId=opened.chunk_id,
         title=opened.title,
+        file=opened.file,
         page=opened.page,
         text=opened.text,
     )

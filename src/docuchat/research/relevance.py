@@ -554,7 +554,7 @@ def assess_answer(
 
 
 def _passage(n: int, chunk: ChunkRecord) -> Passage:
-    return Passage(n, chunk.id, chunk.text, chunk.title)
+    return Passage(n, chunk.id, chunk.text, chunk.title, chunk.file)
 
 
 @dataclass(slots=True)

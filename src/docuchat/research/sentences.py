@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from docuchat.research.rows import header_and_row, is_row_of, row_reading
 from docuchat.research.subjects import header
 from docuchat.research.text import numbers, sentence_spans
-from docuchat.research.words import content, stem, words
+from docuchat.research.words import content, file_words, stem, words
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +32,10 @@ class Passage:
     chunk_id: str
     text: str
     title: str = ""
+    file: str = ""
+    """The name of its document's file: its words are part of every sentence's setting, as
+    the title's are (a contract titled "Chemical Supply Agreement" in
+    "quarrington-chemical-supply-agreement.docx" is Quarrington's)."""
 
 
 HEADING_WORDS = 8
@@ -92,6 +96,7 @@ def sentences(passages: Iterable[Passage]) -> list[Sentence]:
         heading = ""
         above: frozenset[str] = frozenset()  # the last header block's stems
         paragraphs = _PARAGRAPH_BREAK.split(passage.text)
+        named = f"{passage.title} {file_words(passage.file)}"
         for number, paragraph in enumerate(paragraphs):
             above = header(paragraph) or above
             if _heads_rows(paragraph, paragraphs[number + 1 : number + 2]):
@@ -107,7 +112,7 @@ def sentences(passages: Iterable[Passage]) -> list[Sentence]:
                 listed = not row and bool(texts) and start == 0 and _continues(texts[-1], text)
                 groups.append((number, groups[-1][1] if listed else len(texts)))
                 texts.append(text)
-                settings.append(frozenset(content(words(f"{passage.title} {heading}"))))
+                settings.append(frozenset(content(words(f"{named} {heading}"))))
                 headers.append(above)
         found += _neighbours(passage, rank, texts, groups, (settings, headers), len(found))
     return found

@@ -57,12 +57,15 @@ class Hit:
     page: int | None
     snippet: str
     score: float
+    file: str = ""
+    """The name of the document's file (``OpenedPassage.file``)."""
 
     def as_dict(self) -> dict[str, object]:
         return {
             "docId": self.doc_id,
             "chunkId": self.chunk_id,
             "title": self.title,
+            **({"file": self.file} if self.file else {}),
             "page": self.page,
             "snippet": self.snippet,
             "score": self.score,
@@ -100,6 +103,9 @@ class OpenedPassage:
     location: str = ""
     """Where the passage starts, as citations write it: "page 2", "slide 4",
     "Budget 2026!A2:C2", a section's heading."""
+    file: str = ""
+    """The name of the document's file ("quarrington-supply-agreement.docx"): what its owner
+    named it for, often the party or subject a title leaves out."""
 
     @property
     def where(self) -> str:
@@ -119,6 +125,7 @@ class OpenedPassage:
             "title": self.title,
             "page": self.page,
             "location": self.where,
+            **({"file": self.file} if self.file else {}),
             "text": self.text,
         }
 
@@ -191,15 +198,23 @@ class ResearchSession:
     searches: list[str] = field(default_factory=list)
     titles: dict[str, str] = field(default_factory=dict)
     """Document titles seen in this run's search results, by document id."""
+    files: dict[str, str] = field(default_factory=dict)
+    """The names of their files, by document id."""
 
     def search(self, query: str) -> SearchResults:
         self.searches.append(query)
         results = self.searcher.search(
             self.owner, query, k=self.detail.search_results, where=self.where
         )
-        found = SearchResults(query, tuple(_hit(r) for r in results))
+        found = SearchResults(query, tuple(_hit(r, self.file_of(r.doc_id)) for r in results))
         self.titles.update((h.doc_id, h.title) for h in found.hits)
         return found
+
+    def file_of(self, doc_id: str) -> str:
+        """The name of a document's file, looked up once per run ("" when it has none)."""
+        if doc_id not in self.files:
+            self.files[doc_id] = self.searcher.store.get_document(self.owner, doc_id).file
+        return self.files[doc_id]
 
     def open(self, doc_id: str, chunk_id: str) -> OpenedPassage:
         chunk = self._owned_chunk(doc_id, chunk_id)
@@ -367,18 +382,24 @@ def tools_for(tools: tuple[Tool, ...], detail: Detail) -> tuple[Tool, ...]:
     )
 
 
-def _hit(result: SearchResult) -> Hit:
+def _hit(result: SearchResult, file: str) -> Hit:
     snippet = result.snippet.text
     if len(snippet) > SNIPPET_CHARS:
         snippet = snippet[: SNIPPET_CHARS - 1] + "…"
     return Hit(
-        result.doc_id, result.chunk_id, result.title, result.page, snippet, round(result.score, 4)
+        result.doc_id,
+        result.chunk_id,
+        result.title,
+        result.page,
+        snippet,
+        round(result.score, 4),
+        file,
     )
 
 
 def _passage(n: int, chunk: ChunkRecord, text: str) -> OpenedPassage:
     return OpenedPassage(
-        n, chunk.doc_id, chunk.id, chunk.title, chunk.page, text, passage_label(chunk)
+        n, chunk.doc_id, chunk.id, chunk.title, chunk.page, text, passage_label(chunk), chunk.file
     )
 
 

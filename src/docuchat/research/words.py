@@ -32,6 +32,7 @@ PRONOUNS = frozenset("it its they them their he him his she her this that these 
 
 TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _POSSESSIVE = re.compile(r"['’]s?$")
+_EXTENSION = re.compile(r"\.\w{1,5}$")
 # (ending, the shortest root left, what replaces it): "payment" -> "pay", "termination" ->
 # "terminat" (as "terminate" stems), "payable" -> "pay".
 _DERIVED = (("ation", 4, "at"), ("ment", 3, ""), ("able", 3, ""), ("ible", 4, ""))
@@ -69,6 +70,12 @@ def content(words: Iterable[str]) -> list[str]:
 
 def stems(text: str) -> set[str]:
     return set(content(words(text)))
+
+
+def file_words(file: str) -> str:
+    """A file's name as the words its owner named it with ("quarrington-supply-agreement.docx"
+    -> "quarrington supply agreement")."""
+    return " ".join(words(_EXTENSION.sub("", file)))
 
 
 def is_key(word: str) -> bool:

@@ -7,6 +7,7 @@ an id that is unknown or belongs to someone else raises the same ``NotFound``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -35,6 +36,16 @@ class DocumentRecord:
     metadata: Mapping[str, Any]
     added_at: str  # ISO 8601, UTC
 
+    @property
+    def file(self) -> str:
+        """The name of its file, without its folders ("" when unknown)."""
+        return file_name(self.source)
+
+
+def file_name(source: str | None) -> str:
+    """The file's name of a document's ``source`` (a path or an upload's file name)."""
+    return re.split(r"[\\/]", source)[-1] if source else ""
+
 
 @dataclass(frozen=True, slots=True)
 class ChunkRecord:
@@ -50,6 +61,12 @@ class ChunkRecord:
     # Where later pages begin inside the chunk: (offset in the document text, page).
     page_breaks: tuple[tuple[int, int], ...] = ()
     places: tuple[PlaceSpan, ...] = ()  # slides, sheet cells, sections (not for pages)
+    source: str | None = None  # the document's (a path, an upload's file name)
+
+    @property
+    def file(self) -> str:
+        """The name of the document's file, without its folders ("" when unknown)."""
+        return file_name(self.source)
 
     def page_at(self, offset: int) -> int:
         """The page of the character at ``offset`` (in the document text) of this chunk."""

@@ -20,7 +20,7 @@ DOCUMENT_COLUMNS = (
 )
 CHUNK_COLUMNS = (
     'c.id, d.id, d.title, c.position, c.page, c.page_end, c.start, c."end", c.text,'
-    " c.page_breaks, c.places"
+    " c.page_breaks, c.places, d.source"
 )
 
 
@@ -70,7 +70,7 @@ def chunk_record(
     breaks = tuple((offset, break_page) for offset, break_page in page_breaks)
     spans = tuple(PlaceSpan(first, last, place_from_json(place)) for first, last, place in places)
     return ChunkRecord(
-        chunk_id, doc_id, title, index, page, page_end, start, end, text, breaks, spans
+        chunk_id, doc_id, title, index, page, page_end, start, end, text, breaks, spans, row[11]
     )
 
 

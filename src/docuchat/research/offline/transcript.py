@@ -25,6 +25,7 @@ class Hit:
     chunk_id: str
     snippet: str
     title: str = ""
+    file: str = ""
 
 
 @dataclass(slots=True)
@@ -83,8 +84,10 @@ def _is_question(message: Message) -> bool:
 
 def _take_result(turn: Turn, value: object) -> None:
     if isinstance(value, SearchResults):
-        turn.searches.append([Hit(h.doc_id, h.chunk_id, h.snippet, h.title) for h in value.hits])
+        turn.searches.append(
+            [Hit(h.doc_id, h.chunk_id, h.snippet, h.title, h.file) for h in value.hits]
+        )
     elif isinstance(value, OpenedPassage):
         turn.passages[value.citation] = Passage(
-            value.citation, value.chunk_id, value.text, value.title
+            value.citation, value.chunk_id, value.text, value.title, value.file
         )
