@@ -79,7 +79,8 @@ class _Tool:
 async def _search(agent: ResearchAgent, arguments: SearchArguments) -> SearchResult:
     found = await asyncio.to_thread(agent.session().search, arguments.query)
     return SearchResult(
-        query=found.query, hits=[Hit.model_validate(h.as_dict()) for h in found.hits]
+        query=found.query,
+        hits=[Hit.model_validate({**h.as_dict(), "file": h.file}) for h in found.hits],
     )
 
 

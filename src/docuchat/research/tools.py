@@ -58,14 +58,13 @@ class Hit:
     snippet: str
     score: float
     file: str = ""
-    """The name of the document's file (``OpenedPassage.file``)."""
+    """The name of the document's file (``OpenedPassage.file``; not in ``as_dict``)."""
 
     def as_dict(self) -> dict[str, object]:
         return {
             "docId": self.doc_id,
             "chunkId": self.chunk_id,
             "title": self.title,
-            **({"file": self.file} if self.file else {}),
             "page": self.page,
             "snippet": self.snippet,
             "score": self.score,
@@ -105,7 +104,9 @@ class OpenedPassage:
     "Budget 2026!A2:C2", a section's heading."""
     file: str = ""
     """The name of the document's file ("quarrington-supply-agreement.docx"): what its owner
-    named it for, often the party or subject a title leaves out."""
+    named it for, often the party or subject a title leaves out. The offline model and MCP
+    clients read it; ``as_dict`` (what a language model is shown) leaves it out, as the
+    recorded llama.cpp runs were made without it."""
 
     @property
     def where(self) -> str:
@@ -125,7 +126,6 @@ class OpenedPassage:
             "title": self.title,
             "page": self.page,
             "location": self.where,
-            **({"file": self.file} if self.file else {}),
             "text": self.text,
         }
 
