@@ -213,7 +213,10 @@ class ResearchSession:
     def file_of(self, doc_id: str) -> str:
         """The name of a document's file, looked up once per run ("" when it has none)."""
         if doc_id not in self.files:
-            self.files[doc_id] = self.searcher.store.get_document(self.owner, doc_id).file
+            try:
+                self.files[doc_id] = self.searcher.store.get_document(self.owner, doc_id).file
+            except NotFound:  # removed since the search ran: its hit still stands
+                self.files[doc_id] = ""
         return self.files[doc_id]
 
     def open(self, doc_id: str, chunk_id: str) -> OpenedPassage:
