@@ -80,18 +80,7 @@ async def _search(agent: ResearchAgent, arguments: SearchArguments) -> SearchRes
     found = await asyncio.to_thread(agent.session().search, arguments.query)
     return SearchResult(
         query=found.query,
-        hits=[
-            Hit(
-                docId=h.doc_id,
-                chunkId=h.chunk_id,
-                title=h.title,
-                file=h.file,
-                page=h.page,
-                snippet=h.snippet,
-                score=h.score,
-            )
-            for h in found.hits
-        ],
+        hits=[Hit.model_validate(h.as_dict(with_file=True)) for h in found.hits],
     )
 
 

@@ -58,13 +58,16 @@ class Hit:
     snippet: str
     score: float
     file: str = ""
-    """The name of the document's file (``OpenedPassage.file``; not in ``as_dict``)."""
+    """The name of the document's file (``OpenedPassage.file``)."""
 
-    def as_dict(self) -> dict[str, object]:
+    def as_dict(self, *, with_file: bool = False) -> dict[str, object]:
+        """What a language model is shown (without the file, as the recorded runs were
+        made); ``with_file``: for a client that shows it (MCP)."""
         return {
             "docId": self.doc_id,
             "chunkId": self.chunk_id,
             "title": self.title,
+            **({"file": self.file} if with_file else {}),
             "page": self.page,
             "snippet": self.snippet,
             "score": self.score,
