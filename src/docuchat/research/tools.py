@@ -201,26 +201,15 @@ class ResearchSession:
     searches: list[str] = field(default_factory=list)
     titles: dict[str, str] = field(default_factory=dict)
     """Document titles seen in this run's search results, by document id."""
-    files: dict[str, str] = field(default_factory=dict)
-    """The names of their files, by document id."""
 
     def search(self, query: str) -> SearchResults:
         self.searches.append(query)
         results = self.searcher.search(
             self.owner, query, k=self.detail.search_results, where=self.where
         )
-        found = SearchResults(query, tuple(_hit(r, self.file_of(r.doc_id)) for r in results))
+        found = SearchResults(query, tuple(_hit(r) for r in results))
         self.titles.update((h.doc_id, h.title) for h in found.hits)
         return found
-
-    def file_of(self, doc_id: str) -> str:
-        """The name of a document's file, looked up once per run ("" when it has none)."""
-        if doc_id not in self.files:
-            try:
-                self.files[doc_id] = self.searcher.store.get_document(self.owner, doc_id).file
-            except NotFound:  # removed since the search ran: its hit still stands
-                self.files[doc_id] = ""
-        return self.files[doc_id]
 
     def open(self, doc_id: str, chunk_id: str) -> OpenedPassage:
         chunk = self._owned_chunk(doc_id, chunk_id)
@@ -388,18 +377,13 @@ def tools_for(tools: tuple[Tool, ...], detail: Detail) -> tuple[Tool, ...]:
     )
 
 
-def _hit(result: SearchResult, file: str) -> Hit:
+def _hit(result: SearchResult) -> Hit:
     snippet = result.snippet.text
     if len(snippet) > SNIPPET_CHARS:
         snippet = snippet[: SNIPPET_CHARS - 1] + "…"
+    score = round(result.score, 4)
     return Hit(
-        result.doc_id,
-        result.chunk_id,
-        result.title,
-        result.page,
-        snippet,
-        round(result.score, 4),
-        file,
+        result.doc_id, result.chunk_id, result.title, result.page, snippet, score, result.file
     )
 
 

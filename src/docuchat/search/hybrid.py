@@ -66,6 +66,8 @@ class SearchResult:
     score: float
     bm25_rank: int | None
     vector_rank: int | None
+    file: str = ""
+    """The name of the document's file (``ChunkRecord.file``)."""
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -117,6 +119,7 @@ class HybridSearcher:
                 score=r.score,
                 bm25_rank=r.bm25_rank,
                 vector_rank=r.vector_rank,
+                file=chunk.file,
             )
             for r, chunk in zip(ranked, chunks, strict=True)
         ]
