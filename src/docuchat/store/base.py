@@ -36,11 +36,6 @@ class DocumentRecord:
     metadata: Mapping[str, Any]
     added_at: str  # ISO 8601, UTC
 
-    @property
-    def file(self) -> str:
-        """The name of its file, without its folders ("" when unknown)."""
-        return file_name(self.source)
-
 
 def file_name(source: str | None) -> str:
     """The file's name of a document's ``source`` (a path or an upload's file name)."""

@@ -67,10 +67,11 @@ def chunk_record(
 ) -> ChunkRecord:
     """A row of ``CHUNK_COLUMNS``, with its page breaks and places decoded by the backend."""
     chunk_id, doc_id, title, index, page, page_end, start, end, text = row[:9]
+    source = row[11]  # after the page breaks and places, which the backend decodes
     breaks = tuple((offset, break_page) for offset, break_page in page_breaks)
     spans = tuple(PlaceSpan(first, last, place_from_json(place)) for first, last, place in places)
     return ChunkRecord(
-        chunk_id, doc_id, title, index, page, page_end, start, end, text, breaks, spans, row[11]
+        chunk_id, doc_id, title, index, page, page_end, start, end, text, breaks, spans, source
     )
 
 
