@@ -109,7 +109,7 @@ def test_a_two_part_question_has_a_part_per_clause_the_second_borrowing_the_firs
     asked = analyse("What is the rent of the east cottage, and when does its lease end?")
     first, second = asked.parts
     assert (first.kind, second.kind) == ("money", "date")
-    assert second.terms["cottag"] == 0.5 and second.terms["leas"] == 1.0
+    assert second.terms["cottag"] == 0.5 and second.terms["end"] == 1.0
 
 
 def test_a_comparison_has_a_part_per_subject_each_named_alone() -> None:

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from docuchat.research.lexicon import concept
 from docuchat.research.text import STOPWORDS, fold
 from docuchat.research.text import stem as research_stem
 from docuchat.research.text import words as plain_words
@@ -41,10 +42,12 @@ _NOT_DERIVED = frozenset("com docu mo ele seg ce frag gar pig ta ca cap sta fa e
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """The research stemmer's stem without a final "e", so that "base" and "bases",
-    "measure" and "measured" meet; and without the endings that make a noun or an adjective
-    of a verb, so that "pay", "payment" and "payable", "terminate" and "termination" meet."""
-    found = research_stem(word)
+    """The research stemmer's stem of the word's commonest sense (``lexicon.concept``: "took"
+    is "take", "commence" and "start" are "begin"), without a final "e", so that "base" and
+    "bases", "measure" and "measured" meet; and without the endings that make a noun or an
+    adjective of a verb, so that "pay", "payment" and "payable", "terminate" and
+    "termination" meet."""
+    found = research_stem(concept(word))
     for ending, least, keep in _DERIVED:
         root = found[: -len(ending)]
         if found.endswith(ending) and len(root) >= least and root not in _NOT_DERIVED:
