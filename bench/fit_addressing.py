@@ -129,10 +129,10 @@ class Asking:
 
 
 def cached(name: str, collecting: Callable[[], list[Asking]]) -> list[Asking]:
-    """``collecting()``'s examples, kept under a digest of the model's sources (not of the
-    weights, which the examples do not depend on)."""
+    """``collecting()``'s examples, kept under a digest of the model's sources and the
+    lexicon's tables (not of the weights, which the examples do not depend on)."""
     digest = hashlib.sha256()
-    for source in sorted(SOURCES.rglob("*.py")):
+    for source in sorted([*SOURCES.rglob("*.py"), *SOURCES.rglob("*.tsv")]):
         if source.name != WEIGHTS_FILE.name:
             digest.update(source.read_bytes())
     path = EXAMPLES / f"{name}-{digest.hexdigest()[:16]}.pickle"
