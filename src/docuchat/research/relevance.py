@@ -644,11 +644,15 @@ def _sentence_of(quote: str, read: Mapping[int, Sentence]) -> Sentence | None:
     """The passage's sentence that a citation quotes (a quote and a sentence may be cut a
     little differently at a heading or a list)."""
     quoted = " ".join(quote.split())
+    overlapping = []
     for s in read.values():
         text = " ".join(s.text.split())
-        if text == quoted or text in quoted or quoted in text:
+        if text == quoted:
             return s
-    return None
+        if text in quoted or quoted in text:
+            overlapping.append((len(text), s))
+    # the longest: a quote of clause "11.1 Broadwater may…" also holds the heading's "11."
+    return max(overlapping, key=lambda found: found[0])[1] if overlapping else None
 
 
 __all__ = [
