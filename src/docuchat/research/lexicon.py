@@ -13,7 +13,7 @@ in them was chosen by looking at an evaluation set.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 
 TABLES = Path(__file__).resolve().parent / "wordnet"
@@ -109,10 +109,9 @@ def lexicon() -> Lexicon:
     return Lexicon.read()
 
 
-@lru_cache(maxsize=65536)
 def concept(word: str) -> str:
     """``Lexicon.concept`` of a lower-case word of ``SHORTEST`` letters or more; any other
-    token as it is."""
+    token as it is (``words.stem``, its one caller, keeps what it found)."""
     if len(word) < SHORTEST or not (word.isalpha() and word.islower() and word.isascii()):
         return word
     return lexicon().concept(word)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from docuchat.research.rows import header_and_row, is_row_of, row_reading
 from docuchat.research.subjects import header
 from docuchat.research.text import numbers, sentence_spans
-from docuchat.research.words import content, file_words, stem, words
+from docuchat.research.words import content, naming, stem, words
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +96,7 @@ def sentences(passages: Iterable[Passage]) -> list[Sentence]:
         heading = ""
         above: frozenset[str] = frozenset()  # the last header block's stems
         paragraphs = _PARAGRAPH_BREAK.split(passage.text)
-        named = f"{passage.title} {file_words(passage.file)}"
+        named = naming(passage.title, passage.file)
         for number, paragraph in enumerate(paragraphs):
             above = header(paragraph) or above
             if _heads_rows(paragraph, paragraphs[number + 1 : number + 2]):

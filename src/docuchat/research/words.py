@@ -75,10 +75,10 @@ def stems(text: str) -> set[str]:
     return set(content(words(text)))
 
 
-def file_words(file: str) -> str:
-    """A file's name as the words its owner named it with ("quarrington-supply-agreement.docx"
-    -> "quarrington supply agreement")."""
-    return " ".join(words(_EXTENSION.sub("", file)))
+def naming(title: str, file: str) -> str:
+    """A document's title and its file's name as the words its owner named it with
+    ("quarrington-supply-agreement.docx" -> "quarrington supply agreement")."""
+    return " ".join([title, *words(_EXTENSION.sub("", file))])
 
 
 def is_key(word: str) -> bool:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, replace
-from pathlib import PurePosixPath
 
 from docuchat.corpus.ingest import FileReport, SkippedFile, embed_pending, ingest_data
 from docuchat.embeddings import Embedder
@@ -34,11 +33,6 @@ class Upload:
     name: str
     """The file's own name, without any folder the client sent."""
     data: bytes
-
-
-def upload_name(filename: str | None) -> str:
-    """The last part of a client's file name (browsers may send a path, even a Windows one)."""
-    return PurePosixPath((filename or "").replace("\\", "/")).name
 
 
 def ingest_upload(store: Store, owner: str, upload: Upload, *, max_bytes: int) -> FileReport:

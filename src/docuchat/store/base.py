@@ -7,9 +7,9 @@ an id that is unknown or belongs to someone else raises the same ``NotFound``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any, Literal, Protocol
 
 import numpy as np
@@ -38,8 +38,9 @@ class DocumentRecord:
 
 
 def file_name(source: str | None) -> str:
-    """The file's name of a document's ``source`` (a path or an upload's file name)."""
-    return re.split(r"[\\/]", source)[-1] if source else ""
+    """The last part of a document's ``source`` or a client's file name, without its folders
+    (browsers may send a path, even a Windows one); "" when unknown."""
+    return PurePosixPath((source or "").replace("\\", "/")).name
 
 
 @dataclass(frozen=True, slots=True)

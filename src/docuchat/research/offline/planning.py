@@ -10,7 +10,7 @@ from docuchat.research.offline.question import Question
 from docuchat.research.offline.transcript import OPEN, SEARCH, Hit, Turn
 from docuchat.research.questions import Asked
 from docuchat.research.text import numbers
-from docuchat.research.words import file_words, stem, stems
+from docuchat.research.words import naming, stem, stems
 
 MAX_OPENS = 3  # the runtime keeps only the last three opened passages in full
 
@@ -69,11 +69,9 @@ def _compare(turn: Turn, asked: Asked, calls_left: int) -> list[Call]:
     chosen: list[Hit] = []
     for part, hits in zip(parts, turn.searches, strict=False):
         ranked = _rank_hits(hits, part.terms)
-        naming = [
-            h for h in ranked if part.names <= stems(f"{h.title} {file_words(h.file)} {h.snippet}")
-        ]
+        named = [h for h in ranked if part.names <= stems(f"{naming(h.title, h.file)} {h.snippet}")]
         opened = {h.chunk_id for h in chosen}
-        chosen += [h for h in naming or ranked if h.chunk_id not in opened][:1]
+        chosen += [h for h in named or ranked if h.chunk_id not in opened][:1]
     rest = [h for search in turn.searches for h in search]
     return _opening(_distinct([*chosen, *rest]), calls_left)
 

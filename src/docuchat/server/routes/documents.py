@@ -28,7 +28,6 @@ from docuchat.corpus.render import MAX_WIDTH, MIN_WIDTH, RENDERED_TYPES
 from docuchat.errors import FileTooLarge, UnsupportedFileType
 from docuchat.server.db_calls import db_call
 from docuchat.server.deps import CurrentUser, ServicesDep, StoreDep
-from docuchat.server.ingestion import upload_name
 from docuchat.server.schemas import (
     DocumentList,
     DocumentPublic,
@@ -37,6 +36,7 @@ from docuchat.server.schemas import (
     error_responses,
 )
 from docuchat.server.settings import ServerSettings
+from docuchat.store.base import file_name
 from docuchat.store.coordination import SpooledFile, check_room
 
 router = APIRouter(prefix="/api/documents", tags=["documents"], responses=error_responses(401))
@@ -85,7 +85,7 @@ async def upload_documents(
             raise HTTPException(status.HTTP_400_BAD_REQUEST, "no files: send them as 'files'")
         uploads, rejected = [], []
         for file in files:
-            name = upload_name(file.filename)
+            name = file_name(file.filename)
             problem = _problem(name, file, settings)
             if problem is None:
                 uploads.append(SpooledFile(name, file.file, file.size or 0))
@@ -121,7 +121,7 @@ def document_file(doc_id: str, user: CurrentUser, store: StoreDep) -> Response:
     site's origin); PDFs and pictures inline, other types as a download."""
     record = store.get_document(user.id, doc_id)
     data = store.document_file(user.id, doc_id)
-    name = PurePosixPath((record.source or record.title).replace("\\", "/")).name
+    name = file_name(record.source or record.title)
     disposition = "inline" if record.media_type in RENDERED_TYPES else "attachment"
     return Response(
         data,
