@@ -41,7 +41,29 @@ class SentenceSimilarity:
         return len(self._vectors)
 
     def __call__(self, question: str, texts: Sequence[str]) -> list[float]:
-        wanted = list(dict.fromkeys([question, *texts]))
+        asked = self._embedded([question, *texts])
+        return [float(asked @ self._vectors[t]) for t in texts]
+
+    def in_context(
+        self, question: str, texts: Sequence[str], contexts: Sequence[str]
+    ) -> list[float]:
+        """The cosine of the question and each text read in its context (its document's
+        title): the mean of the two embeddings, so a context shared by many texts is
+        embedded once ("Minutes taken by…" reads as the October committee's minutes); an
+        empty context leaves the text alone."""
+        asked = self._embedded([question, *texts, *(c for c in contexts if c)])
+        found = []
+        for text, context in zip(texts, contexts, strict=True):
+            vector = self._vectors[text]
+            if context:
+                vector = vector + self._vectors[context]
+            found.append(float(asked @ vector) / (float(np.linalg.norm(vector)) or 1.0))
+        return found
+
+    def _embedded(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Embeds the texts not yet held, keeps them as the most recent, and gives the first
+        text's vector."""
+        wanted = list(dict.fromkeys(texts))
         missing = [t for t in wanted if t not in self._vectors]
         if missing:
             for text, vector in zip(missing, self.embedder.embed(missing), strict=True):
@@ -50,8 +72,7 @@ class SentenceSimilarity:
             self._vectors.move_to_end(text)
         while len(self._vectors) > max(self._cached, len(wanted)):
             self._vectors.popitem(last=False)
-        asked = self._vectors[question]
-        return [float(asked @ self._vectors[t]) for t in texts]
+        return self._vectors[texts[0]]
 
 
 def for_the_score(similarity: SentenceSimilarity | None) -> SentenceSimilarity | None:

@@ -44,7 +44,10 @@ class Reading:
     its header, a list item with its introduction; else its text)."""
     similarity: dict[int, float]
     """Per sentence id: the dense similarity of what it states to the question (empty without
-    an embedder)."""
+    an embedder): what ``relevance.judge`` reads."""
+    in_context: dict[int, float]
+    """Per sentence id: the same, of what it states read with its document's title
+    (``SentenceSimilarity.in_context``): what the ranking reads."""
 
 
 def read(
@@ -61,6 +64,7 @@ def read(
         frozenset().union(*(s.stems for s in found)),
         stated,
         {} if similarity is None else _similarities(question, stated, similarity),
+        {} if similarity is None else _in_context(question, found, stated, similarity),
     )
 
 
@@ -81,6 +85,21 @@ def _similarities(
     """The closeness in meaning of what each sentence states to the question."""
     scores = similarity(question.text, list(stated.values()))
     return dict(zip(stated, scores, strict=True))
+
+
+def _in_context(
+    question: Question,
+    found: Sequence[Sentence],
+    stated: dict[int, str],
+    similarity: SentenceSimilarity,
+) -> dict[int, float]:
+    """The closeness in meaning of what each sentence states, in its document, to the
+    question: a sentence that answers without naming what it is about ("Minutes taken by
+    Jasper Ellery-Hook") ranks by its document's title too, and a near miss from another
+    document loses ground (docs/readme/offline_eval.md, "Tenth round")."""
+    titles = [s.title for s in found]
+    scores = similarity.in_context(question.text, [stated[s.id] for s in found], titles)
+    return {s.id: score for s, score in zip(found, scores, strict=True)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,8 +160,8 @@ RANKING: tuple[Sign, ...] = (
     Sign(
         "similarity",
         DENSE_WEIGHT,
-        lambda s, r: r.similarity.get(s.id, 0.0),
-        "cosine similarity of its embedding to the question's",
+        lambda s, r: r.in_context.get(s.id, 0.0),
+        "cosine similarity of its embedding (with its document title's) to the question's",
     ),
 )
 """The sentence score's signs. The weights were fitted on SQuAD 2.0 (two paragraphs in three
