@@ -52,6 +52,7 @@ def test_a_sentence_that_does_not_name_its_subject_is_ranked_by_its_document(
     from docuchat.embeddings import get_embedder
 
     embedder = get_embedder("minilm-onnx", cache_dir=onnx_models)
+    assert embedder is not None
     answer = compose_answer(analyse(QUESTION), [BOARD, OPERATIONS], SentenceSimilarity(embedder))
     first = answer.split("“")[1]
     assert first.startswith("Minutes taken by Jasper Ellery-Hook.")
