@@ -23,7 +23,7 @@ default: the gates' quote, presented as an answer only when its score reaches th
 threshold (``relevance.TRUST``; otherwise shown as a related passage, which for an
 unanswerable question is as good as a decline). ``--write`` writes the weights into
 src/docuchat/research/addressing_weights.py. The measure halves, SQuAD's held-out
-paragraphs and the parts still sealed (sealed4 to sealed12) are never read. Collected
+paragraphs and the parts still sealed (sealed4 to sealed13) are never read. Collected
 examples are kept in ``.cache/addressing-examples`` under a digest of the sources, so a
 re-fit of the same code asks nothing again.
 

@@ -209,6 +209,7 @@ SEALED_PARTS = (
     "sealed10",
     "sealed11",
     "sealed12",
+    "sealed13",
 )
 _PERSON_MAIL = re.compile(r"\b([a-z]+)\.([a-z]+)@[a-z0-9-]+\.example\b")
 _MAIL_DOMAIN = re.compile(r"@([a-z0-9-]+)\.example\b")
