@@ -53,7 +53,7 @@ from docuchat.store.accounts import Turn
 
 OWNER = "business-set"
 _CURRENCY = re.compile(r"[$£€¥]")
-_INDEX_VERSION = 4  # bump when what the cached index holds changes meaning (4: sheet numbers)
+_INDEX_VERSION = 5  # bump when what the cached index holds changes meaning (5: running headers)
 
 
 @dataclass(frozen=True, slots=True)

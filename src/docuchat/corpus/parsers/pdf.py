@@ -23,7 +23,8 @@ import ctypes
 import math
 import re
 import threading
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -90,6 +91,7 @@ _WORD = re.compile(r"[^\s\x02\ufffe]+")
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _GLUED = re.compile(r"(?<=[\x02\ufffe])[^\s\x02\ufffe]")
 _UNCLEAN = re.compile(r"[^\s\x02\ufffe\x21-\x7e]")
+_WORDED = re.compile(r"[^\W\d_]{2}")  # a line of words, not a bare page number
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +109,10 @@ def parse(
         pages, info = _extract(data)
     builder = DocumentBuilder()
     first_heading = None
+    runs = _running_lines(
+        [(n, page.lines.texts) for n, page in enumerate(pages, start=1) if page.scanned is None]
+    )
+    kept: set[str] = set()
     scans = sum(page.scanned is not None for page in pages)
     read = 0
     for number, page in enumerate(pages, start=1):
@@ -118,11 +124,16 @@ def parse(
             if progress:
                 progress(read, scans)
             continue
-        laid = list(paragraphs_by_length(page.lines.texts))
-        for (text, pieces), (_, is_heading) in zip(
+        running = runs[number]
+        laid = _apart(list(paragraphs_by_length(page.lines.texts)), running)
+        for (text, pieces), (lines, is_heading) in zip(
             join_paragraphs(page.lines, [lines for lines, _ in laid]), laid, strict=True
         ):
-            if builder.is_empty and is_heading and len(text.split()) > 1:
+            if len(lines) == 1 and lines.start in running:
+                if _line_key(text, number) in kept:
+                    continue  # a running header or footer, kept once
+                kept.add(_line_key(text, number))
+            elif builder.is_empty and is_heading and len(text.split()) > 1:
                 first_heading = text  # a title line opens the document
             builder.add(text, number, pieces=pieces)
     return builder.build(
@@ -137,6 +148,64 @@ def parse(
             f"the PDF's {len(pages)} page(s) hold no text: no text layer, and OCR found none"
         ),
     )
+
+
+def _running_lines(pages: Sequence[tuple[int, Sequence[str]]]) -> dict[int, frozenset[int]]:
+    """By page number (of the pages given with their lines), the lines that run across
+    pages: a page's first or last written line that, its page number aside, opens or closes
+    at least half the pages (two at least), and has words: a running header ("Acme Ltd -
+    Services Agreement - page 2") or footer. Read as part of the text it would be glued to
+    the paragraph beside it ("…- page 2 6.2 Wallaroo will pay…") on every page. A bare page
+    number already stands apart; a heading that opens each page with another number
+    ("Chapter 2") is no running line."""
+    ends = {number: _written_ends(texts) for number, texts in pages}
+    keys = {
+        (number, side): _line_key(texts[e[side]], number)
+        for number, texts in pages
+        if (e := ends[number])
+        for side in (0, 1)
+    }
+    needed = max(2, math.ceil(len(pages) / 2))
+    seen = Counter((side, key) for (_, side), key in keys.items())
+    running = {
+        found for found, count in seen.items() if count >= needed and _WORDED.search(found[1])
+    }
+    return {
+        number: frozenset(
+            e[side]
+            for side in (0, 1)
+            if (e := ends[number]) and (side, keys[number, side]) in running
+        )
+        for number, _ in pages
+    }
+
+
+def _written_ends(texts: Sequence[str]) -> tuple[int, int] | None:
+    """The first and the last written line of a page (None: a page of one line or none)."""
+    written = [i for i, text in enumerate(texts) if text.strip()]
+    return (written[0], written[-1]) if len(written) > 1 else None
+
+
+def _line_key(text: str, page: int) -> str:
+    """A line with its page's number blanked: the same running line on every page."""
+    return " ".join(re.sub(rf"(?<!\d){page}(?!\d)", "#", text.casefold()).split())
+
+
+def _apart(laid: list[tuple[range, bool]], lines: frozenset[int]) -> list[tuple[range, bool]]:
+    """The paragraphs, each of ``lines`` one of its own (not a heading)."""
+    if not lines:
+        return laid
+    apart: list[tuple[range, bool]] = []
+    for span, is_heading in laid:
+        start = span.start
+        for line in sorted(i for i in lines if i in span):
+            if line > start:
+                apart.append((range(start, line), is_heading))
+            apart.append((range(line, line + 1), False))
+            start = line + 1
+        if start < span.stop or not span:
+            apart.append((range(start, span.stop), is_heading))
+    return apart
 
 
 def open_pdf(data: bytes) -> pdfium.PdfDocument:
