@@ -130,9 +130,10 @@ def parse(
             join_paragraphs(page.lines, [lines for lines, _ in laid]), laid, strict=True
         ):
             if len(lines) == 1 and lines.start in running:
-                if _line_key(text, number) in kept:
+                key = _line_key(text, number)
+                if key in kept:
                     continue  # a running header or footer, kept once
-                kept.add(_line_key(text, number))
+                kept.add(key)
             elif builder.is_empty and is_heading and len(text.split()) > 1:
                 first_heading = text  # a title line opens the document
             builder.add(text, number, pieces=pieces)
