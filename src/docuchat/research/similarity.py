@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from docuchat.embeddings import Embedder
+from docuchat.embeddings.base import l2_normalize
 from docuchat.embeddings.weights import MINILM_ID
 
 CACHED_TEXTS = 4096
@@ -52,13 +53,13 @@ class SentenceSimilarity:
         embedded once ("Minutes taken by…" reads as the October committee's minutes); an
         empty context leaves the text alone."""
         asked = self._embedded([question, *texts, *(c for c in contexts if c)])
-        found = []
-        for text, context in zip(texts, contexts, strict=True):
-            vector = self._vectors[text]
-            if context:
-                vector = vector + self._vectors[context]
-            found.append(float(asked @ vector) / (float(np.linalg.norm(vector)) or 1.0))
-        return found
+        read = [
+            self._vectors[text] + self._vectors[context] if context else self._vectors[text]
+            for text, context in zip(texts, contexts, strict=True)
+        ]
+        if not read:
+            return []
+        return [float(v) for v in l2_normalize(np.stack(read)) @ asked]
 
     def _embedded(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Embeds the texts not yet held, keeps them as the most recent, and gives the first
