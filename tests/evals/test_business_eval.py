@@ -130,6 +130,7 @@ async def test_every_kind_is_scored_through_the_research_agent(set_folder: Path)
         "wrong_of_answered": 0.25,
         "wrong_of_all": 0.1667,
         "wrong_shown_as_partial": 0.1667,  # the comparison: one subject addressed of two
+        "with_stray_quote": 0.0,
     }
     # shown as answering part of the question: the comparison, one subject's quote not
     # addressing it (the two-part answer's second quote is corroborated by its first)

@@ -129,6 +129,24 @@ def test_a_citation_that_does_not_address_the_question_does_not_count() -> None:
     assert _parts(_scored(FACT, _answer("30 days", off_topic))) == [(True, False, False)]
 
 
+def test_a_quote_that_bears_on_no_part_is_stray() -> None:
+    """Right, yet with a second quote off every gold quote: stray (one of the two answers
+    presented); a citation that does not address the question or is unverified is not."""
+    on_gold = _cite("acme.md", 100, 126)
+    off_gold = _cite("acme.md", 600, 650)
+    unshown = CitedSpan("d-acme", 600, 650, (0, 1000), True, addresses=False)
+    results = (
+        _scored(FACT, _answer("30 days", on_gold, off_gold)),
+        _scored(FACT, _answer("30 days", on_gold, unshown, _cite("bright.docx", 50, 86))),
+        _scored(COMPARISON, _answer("30 days, 45 days", on_gold, _cite("bright.docx", 50, 86))),
+    )
+    assert [r.stray for r in results] == [1, 1, 0]
+    assert results[0].right and results[1].right
+    clean = BusinessReport((results[2],)).to_dict()["overall"]["with_stray_quote"]
+    assert BusinessReport(results[:1]).to_dict()["overall"]["with_stray_quote"] == 1.0
+    assert clean == 0.0
+
+
 def test_a_comparison_needs_every_subject_found_and_cited() -> None:
     both = _answer("Acme: 30 days; Brightline: 45 days.", _cite("acme.md", 100, 126))
     one_cited = _scored(COMPARISON, both)
@@ -211,7 +229,9 @@ def test_the_report_gives_each_figure_per_kind_category_and_overall() -> None:
     latencies = (30.0, 10.0, 60.0, 20.0, 50.0, 40.0, 70.0)
     report = BusinessReport(
         tuple(
-            QuestionScore(r.question, r.answer, r.abstained, r.parts, ms, r.presented, r.partial)
+            QuestionScore(
+                r.question, r.answer, r.abstained, r.parts, ms, r.presented, r.partial, r.stray
+            )
             for r, ms in zip(results, latencies, strict=True)
         )
     ).to_dict()
@@ -256,6 +276,7 @@ def test_the_report_gives_each_figure_per_kind_category_and_overall() -> None:
         "wrong_of_answered": 0.75,
         "wrong_of_all": 0.4286,
         "wrong_shown_as_partial": 0.1429,
+        "with_stray_quote": 0.0,
     }
     assert report["latency_ms"] == {"p50": 40.0, "p95": 70.0}
     assert report["questions"][3] == {
@@ -267,5 +288,6 @@ def test_the_report_gives_each_figure_per_kind_category_and_overall() -> None:
         "found": [True, True],
         "quoted": [True, False],
         "cited": [True, False],
+        "stray": 0,
         "latency_ms": 20.0,
     }

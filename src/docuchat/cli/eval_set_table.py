@@ -20,7 +20,8 @@ def set_table(report: BusinessReport) -> Table:
     goals = ", ".join(f"{row} {goal}" for row, goal in GOALS.items())
     table = Table(
         caption=f"{_CAPTION}\ngoals (issue 10, sealed part): {goals}\n"
-        f"latency per question p50 / p95: {latency['p50']:.0f} / {latency['p95']:.0f} ms",
+        f"latency per question p50 / p95: {latency['p50']:.0f} / {latency['p95']:.0f} ms\n"
+        f"answers (answerable questions) showing a stray quote: {overall['with_stray_quote']:.3f}",
         caption_justify="left",
     )
     table.add_column("", no_wrap=True)

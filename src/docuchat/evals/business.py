@@ -26,7 +26,11 @@ addresses the question and shows its quotes as related passages (``Answer.presen
 ``not_an_answer``; reported apart as ``related``). An answer presented as one and not right
 is a *wrong answer presented as an answer*; among them, those shown as answering part of the
 question only (``Answer.presentation`` ``partial``: the answer says which parts the
-documents do not address) are reported apart too (``wrong_shown_as_partial``).
+documents do not address) are reported apart too (``wrong_shown_as_partial``). A quote shown
+as bearing on an answerable question (a counting citation) that overlaps none of its gold
+quotes is *stray*; ``with_stray_quote`` is the share of answers presented to answerable
+questions that show one (an unrelated second source, say; a document that states the fact
+twice where the gold names one place would count too, so it is an upper bound).
 """
 
 from __future__ import annotations
@@ -162,6 +166,9 @@ class QuestionScore:
     """Shown as an answer (``AnswerFacts.presented``)."""
     partial: bool = False
     """Shown as an answer to part of the question (``AnswerFacts.partial``)."""
+    stray: int = 0
+    """Counting citations whose quote overlaps none of the question's gold quotes: quotes
+    shown as bearing on the question that bear on none of its parts."""
 
     @property
     def related(self) -> bool:
@@ -206,6 +213,15 @@ def score(
                 cited=any(_overlap(c.passage, (e.start, e.end)) for c, e in citing),
             )
         )
+    gold = [e for part in question.parts for e in part.evidence]
+    stray = sum(
+        c.counts
+        and not any(
+            c.doc_id == doc_ids[e.document] and _overlap((c.start, c.end), (e.start, e.end))
+            for e in gold
+        )
+        for c in facts.citations
+    )
     return QuestionScore(
         question,
         facts.text,
@@ -214,6 +230,7 @@ def score(
         latency_ms,
         facts.presented,
         facts.partial,
+        stray,
     )
 
 
@@ -239,6 +256,7 @@ class BusinessReport:
         outcome by id (no texts: the sealed part's report gives nothing of it away)."""
         results = self.results
         answered = [r for r in results if r.presented]
+        answered_answerable = [r for r in answered if r.question.answerable]
         latencies = sorted(r.latency_ms for r in results)
         return {
             "kinds": {kind: _kind_figures(kind, _of_kind(results, kind)) for kind in KINDS},
@@ -254,6 +272,7 @@ class BusinessReport:
                 "wrong_of_answered": mean(r.wrong_as_answer for r in answered),
                 "wrong_of_all": mean(r.wrong_as_answer for r in results),
                 "wrong_shown_as_partial": mean(r.wrong_as_partial for r in results),
+                "with_stray_quote": mean(r.stray > 0 for r in answered_answerable),
             },
             "latency_ms": {
                 "p50": round(percentile(latencies, 50), 1),
@@ -269,6 +288,7 @@ class BusinessReport:
                     "found": [p.found for p in r.parts],
                     "quoted": [p.quoted for p in r.parts],
                     "cited": [p.cited for p in r.parts],
+                    "stray": r.stray,
                     "latency_ms": round(r.latency_ms, 1),
                 }
                 for r in results
