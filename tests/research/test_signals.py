@@ -113,6 +113,13 @@ def test_a_count_in_words_or_after_what_it_counts(text: str, found: str | None) 
         ("What is the cancellation window?", "duration"),
         ("What is the contract value?", "quantity"),
         ("How far in advance must a site visit be booked?", "duration"),
+        # the noun asked for, not a verb of money after it ("voted against ... the pay")
+        ("Which director voted against raising the on-call pay?", "person"),
+        ("Which IBAN should we pay the invoice into?", "identifier"),
+        # a share of an amount is stated as an amount or as a share ("50% on delivery")
+        ("How much of the fixed price is paid on delivery?", "quantity"),
+        # "no longer" compares nothing, and "when" here starts a clause, not the question
+        ("What is deducted when I return a pass I no longer need?", None),
     ],
 )
 def test_the_kind_a_question_asks_for_in_other_words(question: str, kind: Kind | None) -> None:

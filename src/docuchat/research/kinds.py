@@ -177,6 +177,7 @@ _CUES: tuple[tuple[Kind, re.Pattern[str]], ...] = (
     ("name", re.compile(r"^(?:and |so )?where\b|\bwhere (?:is|are|do|does|did|was|were|will)\b")),
 )
 _INCREMENT = re.compile(r"\bhow much (?:extra|more|less|additional|higher|lower)\b")
+_PORTION = re.compile(r"\bhow much of (?:the|a|an|our|your|its|their|this|that)\b")
 _MONEY_VERBS = frozenset(
     "cost costs pay paid pays paying spend spent spends charge charged charges sell sold "
     "earn earned lose lost owe owed invoice invoiced price priced worth".split()
@@ -195,7 +196,7 @@ _VALUE_NOUNS: dict[Kind, frozenset[str]] = {
 }
 """Nouns that name a value of a kind and nothing more ("the *limit*", "the notice *period*"):
 a value of the kind is what they ask for, whatever words the text uses around it."""
-IDENTIFIER_NOUNS = frozenset("number reference code id identifier password".split())
+IDENTIFIER_NOUNS = frozenset("number reference code id identifier password iban bic".split())
 _HEAD_NOUNS: dict[Kind | None, frozenset[str]] = {
     "money": frozenset(
         "budget budgets revenue revenues sales profit profits salary salaries rent spending "
@@ -252,7 +253,8 @@ _LEAD_IN = frozenset("s is are was were the a an our your its their".split())
 _OBJECT_STARTS = frozenset("the a an us our your their its this that these those".split())
 _STOP_HEAD = frozenset(
     "and or of for per in on at to from by with under about after before during between "
-    "into over than within without via does do did is are was were will "
+    "into over than within without via against towards toward across along around through "
+    "when where while if because unless does do did is are was were will "
     "would can could should must has have had we i you our my they it this that".split()
 )
 
@@ -280,7 +282,8 @@ def expected_kind(question: str) -> Kind | None:
         named = "quantity"
     if named is None:
         named = comparative_kind(question)
-    if _INCREMENT.search(lowered):  # "how much extra": an amount, or a share of one
+    if _INCREMENT.search(lowered) or _PORTION.search(lowered):
+        # "how much extra", "how much of the price": an amount, or a share of one
         return "quantity"
     # a verb of money inside the phrase asked for only describes it: "how much *paid* leave"
     money = bool(_MONEY_VERBS.intersection(said).difference(head[:-1]))
@@ -295,7 +298,9 @@ def comparative_kind(question: str, *, comparing: bool = False) -> Kind | None:
     """The kind of fact a comparative of ``question`` compares: "faster" durations,
     "cheaper" amounts of money, "higher" quantities; when ``comparing`` (the question names
     its subjects side by side), a superlative's too ("the longest"); None when it has none."""
-    said = set(re.findall(r"[a-z][a-z'’-]*", fold(question).lower().strip()))
+    # "no longer needed" compares nothing
+    lowered = re.sub(r"\b(?:no|any) longer\b", " ", fold(question).lower().strip())
+    said = set(re.findall(r"[a-z][a-z'’-]*", lowered))
     tables = (_COMPARATIVES, _SUPERLATIVES) if comparing else (_COMPARATIVES,)
     return next((k for t in tables for k, words in t.items() if words & said), None)
 
@@ -319,8 +324,12 @@ def asked_for(question: str) -> tuple[str, ...]:
         if word.endswith("'s"):  # the owner, not the thing asked for: "Acme's payment terms"
             phrase = []
             continue
-        # A verb before its object ("which law *governs* the contract"): the phrase ends.
-        if phrase and following[i + 1 : i + 2] and following[i + 1] in _OBJECT_STARTS:
+        # A verb before its object ("which law *governs* the contract"), or a verb in the past
+        # before a preposition or at the end ("which director *voted* against"): it ends.
+        after = following[i + 1] if i + 1 < len(following) else ""
+        if phrase and (
+            after in _OBJECT_STARTS or (word.endswith("ed") and (after in _STOP_HEAD or not after))
+        ):
             break
         phrase.append(word)
     return tuple(phrase)
