@@ -45,7 +45,7 @@ from typing import Any
 
 from docuchat.corpus.ingest import DEFAULT_CHUNK_SIZE, DEFAULT_OVERLAP, Progress, ingest_file
 from docuchat.embeddings import Embedder
-from docuchat.evals.business_set import CATEGORIES, KINDS, EvalSet, Kind, SetQuestion
+from docuchat.evals.business_set import CATEGORIES, KINDS, EvalSet, Evidence, Kind, SetQuestion
 from docuchat.evals.harness import IndexStatus, index_folder, mean, percentile, research_agent
 from docuchat.evals.qa import contains_answer, plain_answer
 from docuchat.models.base import Model
@@ -198,6 +198,11 @@ def score(
     question: SetQuestion, facts: AnswerFacts, doc_ids: Mapping[str, str], latency_ms: float
 ) -> QuestionScore:
     """One answer against the question's gold; ``doc_ids`` maps file names to stored ids."""
+
+    def quotes(c: CitedSpan, e: Evidence) -> bool:
+        """The citation's quote overlaps the gold quote, in its document."""
+        return c.doc_id == doc_ids[e.document] and _overlap((c.start, c.end), (e.start, e.end))
+
     parts = []
     for part in question.parts:
         citing = [
@@ -209,19 +214,12 @@ def score(
         parts.append(
             PartScore(
                 found=any(contains_gold(facts.text, gold) for gold in part.answers),
-                quoted=any(_overlap((c.start, c.end), (e.start, e.end)) for c, e in citing),
+                quoted=any(quotes(c, e) for c, e in citing),
                 cited=any(_overlap(c.passage, (e.start, e.end)) for c, e in citing),
             )
         )
     gold = [e for part in question.parts for e in part.evidence]
-    stray = sum(
-        c.counts
-        and not any(
-            c.doc_id == doc_ids[e.document] and _overlap((c.start, c.end), (e.start, e.end))
-            for e in gold
-        )
-        for c in facts.citations
-    )
+    stray = sum(1 for c in facts.citations if c.counts and not any(quotes(c, e) for e in gold))
     return QuestionScore(
         question,
         facts.text,

@@ -178,6 +178,8 @@ _CUES: tuple[tuple[Kind, re.Pattern[str]], ...] = (
 )
 _INCREMENT = re.compile(r"\bhow much (?:extra|more|less|additional|higher|lower)\b")
 _PORTION = re.compile(r"\bhow much of (?:the|a|an|our|your|its|their|this|that)\b")
+_NO_LONGER = re.compile(r"\b(?:no|any) longer\b")
+"""Not a comparative: "a pass I no longer need" compares nothing."""
 _MONEY_VERBS = frozenset(
     "cost costs pay paid pays paying spend spent spends charge charged charges sell sold "
     "earn earned lose lost owe owed invoice invoiced price priced worth".split()
@@ -298,8 +300,7 @@ def comparative_kind(question: str, *, comparing: bool = False) -> Kind | None:
     """The kind of fact a comparative of ``question`` compares: "faster" durations,
     "cheaper" amounts of money, "higher" quantities; when ``comparing`` (the question names
     its subjects side by side), a superlative's too ("the longest"); None when it has none."""
-    # "no longer needed" compares nothing
-    lowered = re.sub(r"\b(?:no|any) longer\b", " ", fold(question).lower().strip())
+    lowered = _NO_LONGER.sub(" ", fold(question).lower().strip())
     said = set(re.findall(r"[a-z][a-z'’-]*", lowered))
     tables = (_COMPARATIVES, _SUPERLATIVES) if comparing else (_COMPARATIVES,)
     return next((k for t in tables for k, words in t.items() if words & said), None)
