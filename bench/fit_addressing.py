@@ -89,6 +89,8 @@ L2 = 1.0
 THRESHOLD_GRID = np.round(np.arange(0.05, 0.951, 0.025), 3)
 SOURCES = Path(__file__).resolve().parents[1] / "src/docuchat"
 EXAMPLES = Path(".cache/addressing-examples")
+EXAMPLES_VERSION = 2
+"""Raised when ``Example`` changes, so that older cached examples are not read."""
 
 
 @dataclass
@@ -118,6 +120,9 @@ class Example:
     rank: float
     """Its ranking score plus ``HELD_WEIGHT`` times its held share: how the model chooses
     among the sentences that pass the gates."""
+    read: tuple[str, str] = ("", "")
+    """The part as the model reads it and the sentence as it states it (a table row with its
+    header's cells): what a reader model reads (``bench/train_reader.py``)."""
 
 
 @dataclass
@@ -135,7 +140,7 @@ def cached(name: str, collecting: Callable[[], list[Asking]]) -> list[Asking]:
     for source in sorted([*SOURCES.rglob("*.py"), *SOURCES.rglob("*.tsv")]):
         if source.name != WEIGHTS_FILE.name:
             digest.update(source.read_bytes())
-    path = EXAMPLES / f"{name}-{digest.hexdigest()[:16]}.pickle"
+    path = EXAMPLES / f"{name}-v{EXAMPLES_VERSION}-{digest.hexdigest()[:16]}.pickle"
     if path.exists():
         loaded: list[Asking] = pickle.loads(path.read_bytes())
         return loaded
@@ -154,9 +159,10 @@ def training_questions(part: str) -> list[SetQuestion]:
     return [q for q in questions if half_of(q, WORK_HALVES[part]) == "work"]
 
 
-async def collect(part: str, embedder: Embedder | None) -> list[Asking]:
+async def collect(part: str, embedder: Embedder | None, whole: bool = False) -> list[Asking]:
+    """``part``'s training questions (``whole``: all its questions) asked, and their examples."""
     eval_set = load_set(SETS / part)
-    wanted = training_questions(part)
+    wanted = list(eval_set.questions) if whole else training_questions(part)
     asked_all: list[Asking] = []
     with index_folder(index_key(eval_set), Path(".cache/eval-index")) as index:
         store = open_store(index / "set.db")
@@ -203,7 +209,8 @@ def _examples(
     asking = Asking(question)
     for i, part in enumerate(asked.parts):
         gold = _gold_part(question, asked, part, i)
-        reading = read(Question.of(part, asked), found, similarity)
+        question_part = Question.of(part, asked)
+        reading = read(question_part, found, similarity)
         judgements = Judgements.of(found, reading, THRESHOLDS)
         examples = []
         for s in found:
@@ -211,7 +218,8 @@ def _examples(
             assert judged.signals is not None
             positive = gold is not None and _holds(s, chunk_of.get(s.n), gold, doc_ids)
             rank = relevance(s, reading) + HELD_WEIGHT * judged.held
-            examples.append(Example(judged.signals, positive, judged.addresses, rank))
+            said = (question_part.text, reading.stated[s.id])
+            examples.append(Example(judged.signals, positive, judged.addresses, rank, said))
         asking.parts.append(examples)
     return asking
 
@@ -467,6 +475,10 @@ def leave_one_out(
 
 def _collected(part: str, embedder: Embedder | None) -> list[Asking]:
     return asyncio.run(collect(part, embedder))
+
+
+def collected_whole(part: str, embedder: Embedder | None) -> list[Asking]:
+    return asyncio.run(collect(part, embedder, whole=True))
 
 
 def _collected_squad(path: Path, embedder: Embedder | None) -> list[Asking]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import copy
 import json
 import re
@@ -246,6 +248,7 @@ def test_the_names_of_a_part_are_its_people_and_companies_by_their_addresses() -
     assert _names(text) == {"Bloggs", "Harrier", "Broadwater"}
 
 
+@functools.cache
 def _load_unread(name: str) -> EvalSet:
     """A part loaded without its fault's message, which could quote a sealed part."""
     try:
@@ -254,13 +257,18 @@ def _load_unread(name: str) -> EvalSet:
         pytest.fail(f"the {name} part no longer loads: ask the lead (do not open it)")
 
 
+@functools.cache
+def _text_of(name: str) -> str:
+    return _text(_load_unread(name))
+
+
 def _assert_shares_nothing(name: str, part: EvalSet, others: Iterable[str]) -> None:
     """The part shares no document, company or person with the others: each check a bare
     bool, so that pytest has no names or quotes of a sealed part to print."""
     text = _text(part)
     for other in others:
         their = _load_unread(other)
-        their_text = _text(their)
+        their_text = _text_of(other)
         shares_documents = bool(
             {d.name for d in part.documents} & {d.name for d in their.documents}
         )
@@ -281,6 +289,19 @@ def test_a_sealed_part_loads_and_shares_no_document_company_or_person(name: str)
     _assert_shares_nothing(name, sealed, [o for o in ("dev", *SEALED_PARTS) if o != name])
     unanswerable = sum(not q.answerable for q in sealed.questions) / len(sealed.questions)
     assert 0.28 <= unanswerable <= 0.4, "the sealed part's share of unanswerable questions"
+
+
+TRAINING_PARTS = sorted(p.name for p in (REPOSITORY_SET / "training").iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("name", TRAINING_PARTS)
+def test_a_training_part_loads_and_shares_nothing_with_the_parts_that_judge(name: str) -> None:
+    """A part written to train a reader on (``bench/train_reader.py``) must not teach it the
+    documents, companies or people of a part that measures it (bare bools again)."""
+    training = load_set(REPOSITORY_SET / "training" / name)
+    assert len(training.documents) == 9 and len(training.questions) >= 100
+    judging = ("dev", "formats", "fresh", *SEALED_PARTS, "sealed14", "sealed15")
+    _assert_shares_nothing(f"training/{name}", training, judging)
 
 
 def test_the_fresh_part_has_each_format_and_shares_nothing_with_the_other_parts() -> None:
