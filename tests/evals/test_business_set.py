@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import functools
-
 import copy
+import functools
 import json
 import re
 from collections import Counter
