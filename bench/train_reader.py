@@ -219,11 +219,15 @@ def with_reader(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--squad", type=Path, required=True, help="SQuAD 2.0 file (training)")
-    parser.add_argument("--without-training-parts", action="store_true")
-    parser.add_argument("--epochs", type=float, default=3.0)
-    parser.add_argument("--rank", type=int, default=8)
-    parser.add_argument("--lr", type=float, default=5e-4)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--without-training-parts",
+        action="store_true",
+        help="train on the open parts and SQuAD only (evals/business/training left out)",
+    )
+    parser.add_argument("--epochs", type=float, default=3.0, help="passes over the pairs")
+    parser.add_argument("--rank", type=int, default=8, help="the LoRA adapters' rank")
+    parser.add_argument("--lr", type=float, default=5e-4, help="AdamW's peak learning rate")
+    parser.add_argument("--seed", type=int, default=0, help="shuffling and initial weights")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     isolate_hugging_face()
