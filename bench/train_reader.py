@@ -248,18 +248,18 @@ def main() -> None:
     held = [a for p in RETIRED for a in whole(p)]
     print(f"training: {', '.join([*OPEN, *extra])} and SQuAD; measured on {', '.join(RETIRED)}")
 
+    squad_pairs, open_pairs = pairs_of(squad), pairs_of(open_parts)
     reader = Reader(args.rank)
-    reader.train({**pairs_of(squad), **pairs_of([*open_parts, *written])}, args.epochs, args.lr)
-    logits = reader.score(sorted({**pairs_of(held), **pairs_of(open_parts), **pairs_of(squad)}))
+    reader.train({**squad_pairs, **open_pairs, **pairs_of(written)}, args.epochs, args.lr)
+    logits = reader.score(sorted({**pairs_of(held), **open_pairs, **squad_pairs}))
 
     def alone(e: Example) -> float:
         return 1 / (1 + math.exp(-logits.get(e.read, UNREAD)))
 
-    print(f"retired judges ({len(held)} questions), right / wrong at each threshold:")
-
     def learned(e: Example) -> float:
         return weigh(e.signals).score
 
+    print(f"retired judges ({len(held)} questions), right / wrong at each threshold:")
     print(f"  main's learned score:   {curve(held, learned, THRESHOLDS[:6])}")
     print(f"  the reader alone:       {curve(held, alone, THRESHOLDS[2:])}")
     combined = with_reader(open_parts, squad, logits)
