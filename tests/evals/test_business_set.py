@@ -213,6 +213,8 @@ SEALED_PARTS = (
     "sealed13",
     "sealed14",
     "sealed15",
+    "sealed16",
+    "sealed17",
 )
 _PERSON_MAIL = re.compile(r"\b([a-z]+)\.([a-z]+)@[a-z0-9-]+\.example\b")
 _MAIL_DOMAIN = re.compile(r"@([a-z0-9-]+)\.example\b")
