@@ -84,6 +84,8 @@ RETIRED = ("sealed", "sealed2", "sealed3")
 """The first three judges, opened in the seventh round (sealed4 to sealed8 its gates, sealed9
 its judge): ``--parts`` may add them (read whole); ``--leave-one-out`` weighs them."""
 WEIGHTS_FILE = Path(__file__).resolve().parents[1] / "src/docuchat/research/addressing_weights.py"
+GENERATED = frozenset({WEIGHTS_FILE.name, "reader_weights.py"})
+"""The fitted weights' files, which the examples do not depend on."""
 L2 = 1.0
 """The penalty on the weights' squares (the bias is free)."""
 THRESHOLD_GRID = np.round(np.arange(0.05, 0.951, 0.025), 3)
@@ -135,10 +137,10 @@ class Asking:
 
 def cached(name: str, collecting: Callable[[], list[Asking]]) -> list[Asking]:
     """``collecting()``'s examples, kept under a digest of the model's sources and the
-    lexicon's tables (not of the weights, which the examples do not depend on)."""
+    lexicon's tables (not of the weights: ``GENERATED``)."""
     digest = hashlib.sha256()
     for source in sorted([*SOURCES.rglob("*.py"), *SOURCES.rglob("*.tsv")]):
-        if source.name != WEIGHTS_FILE.name:
+        if source.name not in GENERATED:
             digest.update(source.read_bytes())
     path = EXAMPLES / f"{name}-v{EXAMPLES_VERSION}-{digest.hexdigest()[:16]}.pickle"
     if path.exists():

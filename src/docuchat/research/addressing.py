@@ -5,8 +5,10 @@ similarity in meaning, the names missing, whether it states a fact of the kind a
 for...); a logistic regression weighs them (``Weights``, fitted on the open parts of the
 business set by ``bench/fit_addressing.py``) into a probability that the sentence states
 the answer, and the sentence addresses the part when that probability reaches the
-threshold chosen with the weights. Two regressions: one for a model that reads meaning
-(the similarity of embeddings is a signal) and one for words alone.
+threshold chosen with the weights. Three regressions: one for a model that reads meaning
+(the similarity of embeddings is a signal), one for words alone, and one for the sentences
+an answer cites, which the reader also reads (``research.reader``; its logit a signal,
+fitted by ``bench/train_reader.py``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from docuchat.research import addressing_weights as fitted
+from docuchat.research import reader_weights as read
 
 TOP_SIGNALS = 3
 """How many of the signals that weighed most the reasons name."""
@@ -34,6 +37,7 @@ SAID = {
     "elsewhere": "another document says more of another subject",
     "elsewhere_margin": "how much more another document says of another subject",
     "sheet_row": "a sheet's row",
+    "reader": "the reader's logit",
 }
 """Each signal in words (the keys of ``Signals.values``)."""
 
@@ -64,6 +68,9 @@ class Signals:
     sheet_row: bool = False
     """A spreadsheet row (its header's line above it): its closeness in meaning is mostly
     its header's."""
+    reader: float | None = None
+    """The reader's logit that the sentence states the answer (``research.reader``; None:
+    not read, as every sentence but the ones an answer cites)."""
 
     def values(self) -> dict[str, float]:
         """The regression's inputs by name (no similarity without an embedder)."""
@@ -84,6 +91,8 @@ class Signals:
         if self.similarity is not None:
             found["similarity"] = self.similarity
             found["close"] = float(self.close)
+            if self.reader is not None:
+                found["reader"] = self.reader
         return found
 
 
@@ -99,6 +108,8 @@ class Weights:
 
 BY_MEANING = Weights(fitted.BY_MEANING, fitted.BY_MEANING_BIAS, fitted.BY_MEANING_THRESHOLD)
 BY_WORDS = Weights(fitted.BY_WORDS, fitted.BY_WORDS_BIAS, fitted.BY_WORDS_THRESHOLD)
+BY_READING = Weights(read.BY_READING, read.BY_READING_BIAS, read.BY_READING_THRESHOLD)
+"""BY_MEANING's signals and the reader's logit (``bench/train_reader.py``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +131,9 @@ class Verdict:
 
 
 def weights_for(signals: Signals) -> Weights:
-    return BY_WORDS if signals.similarity is None else BY_MEANING
+    if signals.similarity is None:
+        return BY_WORDS
+    return BY_MEANING if signals.reader is None else BY_READING
 
 
 def weigh(signals: Signals, weights: Weights | None = None) -> Verdict:
@@ -140,6 +153,7 @@ def _contributions(values: Mapping[str, float], weights: Mapping[str, float]) ->
 
 __all__ = [
     "BY_MEANING",
+    "BY_READING",
     "BY_WORDS",
     "SAID",
     "Signals",

@@ -97,6 +97,7 @@ from docuchat.research.prompts import (
     SYSTEM_PROMPT,
 )
 from docuchat.research.questions import Asked, analyse, earlier_questions, tool_budget
+from docuchat.research.reader import installed_reader
 from docuchat.research.relevance import (
     THRESHOLDS,
     TRUST,
@@ -705,12 +706,14 @@ class _Runs:
         text = run.output if isinstance(run.output, str) else ""
         checked: Verification = verify(text, session.registry)
         store, owner = session.searcher.store, session.owner
+        similarity = for_the_score(self.agent.similarity())
         relevance = assess_answer(
             self.asked,
             checked,
             session.registry.passages,
-            for_the_score(self.agent.similarity()),
+            similarity,
             self.agent.trust,
+            installed_reader() if similarity is not None else None,
         )
         return Answer(
             question=self.question,

@@ -38,6 +38,7 @@ from docuchat.research.addressing import Signals, Verdict, weigh
 from docuchat.research.citations import Verification
 from docuchat.research.kinds import VALUE_NOUNS, Found, Kind, find
 from docuchat.research.questions import Asked, Part, meant
+from docuchat.research.reader import Reader
 from docuchat.research.rows import header_and_row
 from docuchat.research.sentences import Passage, Sentence, sentences, stating
 from docuchat.research.similarity import SentenceSimilarity
@@ -76,8 +77,10 @@ TRUST = BY_SCORE
 """Whether an answer's citations address the question, as the research agent tells every
 answer's reader (``Answer.presentation``): by the learned score, which carries over to other
 writers' documents where the gates let near misses through (docs/readme/offline_eval.md,
-"Trust by the learned score"). The offline model still quotes what the gates choose, so a
-quote the score finds unlikely to answer is shown as a related passage, not as an answer."""
+"Trust by the learned score"), with the reader's logit for a cited sentence that passes
+every gate (``assess_answer``'s ``reader``). The offline model still quotes what the gates
+choose, so a quote the score finds unlikely to answer is shown as a related passage, not as
+an answer."""
 _NEGATION = re.compile(
     r"\b(?:not|never|no|none|nothing|neither|nor|cannot|without)\b|n['’]t\b", re.IGNORECASE
 )
@@ -214,13 +217,14 @@ def judge(
     similarity: float | None = None,
     limits: Thresholds = THRESHOLDS,
     elsewhere: Elsewhere | None = None,
+    read: float | None = None,
 ) -> Addressing:
     """``sentence`` against ``part``; ``quoted``: the text that states the fact, when more
     than the sentence (a list's introduction quoted with its item); ``similarity``: the
     cosine of the sentence's and the question's embeddings, when an embedder is at hand;
     ``elsewhere``: the sentence of another document that says most of the part of another
     subject (``other_subject``), which a sentence holding fewer of its terms does not
-    outdo."""
+    outdo; ``read``: the reader's logit for the two (``research.reader``), when read."""
     stated = quoted or sentence.text
     around = sentence.surroundings | _quarters(stated)
     missing = tuple(sorted(_missing_names(part, around | sentence.subjects)))
@@ -256,6 +260,7 @@ def judge(
         found is not None,
         unnegated,
         sheet_row=header_and_row(sentence.text) is not None,
+        reader=read,
     )
     verdict = weigh(signals)
     passes = _passes(missing, missing_head, unnegated, covered, part.kind, found)
@@ -529,12 +534,15 @@ def assess_answer(
     passages: Mapping[int, ChunkRecord],
     similarity: SentenceSimilarity | None = None,
     limits: Thresholds = THRESHOLDS,
+    reader: Reader | None = None,
 ) -> AnswerRelevance:
     """Each sentence of the checked answer that cites a passage, against each part of the
     question: the passage sentence its check quoted, judged in its passage. ``passages``:
-    every passage the run opened, by citation number."""
+    every passage the run opened, by citation number; ``reader``: with ``similarity``, reads
+    each cited sentence that passes every gate of a part against it (its logit one more
+    signal of the score, ``addressing.BY_READING``)."""
     read = {n: _by_id(sentences([_passage(n, c)])) for n, c in passages.items()}
-    judging = _Judging(asked, similarity, limits, read)
+    judging = _Judging(asked, similarity, limits, read, reader if similarity is not None else None)
     citations: dict[int, CitedRelevance] = {}
     for claim in checked.claims:
         for cited in claim.citations:
@@ -564,15 +572,24 @@ class _Judging:
     limits: Thresholds
     read: Mapping[int, Mapping[int, Sentence]]
     """Every passage the run opened: its sentences by id."""
+    reader: Reader | None = None
+    """Reads the cited sentences that pass every gate (``cited``), no others."""
     _plain: dict[int, list[tuple[Sentence, Addressing]]] = field(default_factory=dict)
 
-    def judge(self, part: Part, s: Sentence, read: Mapping[int, Sentence]) -> Addressing:
-        stated = stating(s, read)
-        close = None
-        if self.similarity is not None:
-            close = self.similarity(meant(part, self.asked), [stated])[0]
+    def judge(
+        self, part: Part, s: Sentence, read: Mapping[int, Sentence], reading: bool = False
+    ) -> Addressing:
+        """``s`` against ``part``; ``reading``: read by the reader too when it passes every
+        gate (the score with the reader's logit was fitted on such sentences alone:
+        ``bench/train_reader.py``; one that fails a gate is weighed by its signals)."""
+        stated, asks = stating(s, read), meant(part, self.asked)
+        close = None if self.similarity is None else self.similarity(asks, [stated])[0]
         elsewhere = other_subject(self._judged(part), s.title, self.limits)
-        return judge(part, s, self.asked.text, stated, close, self.limits, elsewhere)
+        judged = judge(part, s, self.asked.text, stated, close, self.limits, elsewhere)
+        if not (reading and self.reader is not None and judged.passes_gates):
+            return judged
+        logit = self.reader([(asks, stated)])[0]
+        return judge(part, s, self.asked.text, stated, close, self.limits, elsewhere, logit)
 
     def _judged(self, part: Part) -> list[tuple[Sentence, Addressing]]:
         """Every sentence read against ``part``, by words alone (for ``other_subject``)."""
@@ -590,7 +607,7 @@ class _Judging:
     ) -> CitedRelevance:
         """Citation ``n`` quoting ``s``, with what ``earlier`` sentences citing it
         addressed (a passage may answer two parts, quoted twice)."""
-        judged = [self.judge(part, s, read) for part in self.asked.parts]
+        judged = [self.judge(part, s, read, reading=True) for part in self.asked.parts]
         parts = tuple(i for i, j in enumerate(judged) if j.addresses)
         passing = tuple(
             (i, j)
@@ -610,7 +627,7 @@ class _Judging:
         """The sentence read that holds most of the part's terms, itself and around it
         (judged by words alone: the similarity of every sentence read would cost an
         embedding each)."""
-        plain = _Judging(self.asked, None, self.limits, self.read, self._plain)
+        plain = _Judging(self.asked, None, self.limits, self.read, _plain=self._plain)
         candidates = [
             (n, s, plain.judge(part, s, sentences_of))
             for n, sentences_of in read.items()

@@ -1,0 +1,107 @@
+"""The reader's model built once from the installed MiniLM weights and its adapters, for
+onnxruntime (``research.reader``), and the torch pieces that train it
+(``bench/train_reader.py``).
+
+The adapters (``reader_adapters.npz``: for each of MiniLM's six layers, a low-rank update
+``B·A`` of the linear layers ``ADAPTED``, and the head over the mean of the output tokens)
+are merged into the weights, W + B·A, and the whole reader, up to its logit, is exported in
+float32: the learned score's weight on the logit was fitted on torch's logits, which int8
+would move. Needs torch, transformers and onnx at export time only; nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from docuchat.embeddings.onnx_export import quiet
+from docuchat.embeddings.weights import MiniLMWeights, isolate_hugging_face
+from docuchat.research.reader import INPUT_NAMES, MAX_TOKENS, OUTPUT_NAME, Pair
+
+ADAPTED = ("query", "value", "intermediate", "output")
+"""The linear layers of each MiniLM layer that carry adapters (``adapted``'s order)."""
+
+
+def adapted(layer: Any) -> tuple[Any, Any, Any, Any]:
+    """A MiniLM (BERT) layer's linear layers named by ``ADAPTED``."""
+    attention = layer.attention.self
+    return attention.query, attention.value, layer.intermediate.dense, layer.output.dense
+
+
+def mean_of(tokens: Any, mask: Any) -> Any:
+    """The mean of each row's output tokens, its padding left out."""
+    weights = mask.unsqueeze(-1).to(tokens.dtype)
+    return (tokens * weights).sum(1) / weights.sum(1)
+
+
+def pooled(model: Any, tokenizer: Any, pairs: Sequence[Pair]) -> Any:
+    """``mean_of`` the model's output for each pair, read together (``MAX_TOKENS``, the
+    sentence cut) by a transformers tokenizer, padded to the longest."""
+    encoded = tokenizer(
+        [q for q, _ in pairs],
+        [s for _, s in pairs],
+        truncation="only_second",
+        max_length=MAX_TOKENS,
+        padding=True,
+        return_tensors="pt",
+    )
+    return mean_of(model(**encoded).last_hidden_state, encoded["attention_mask"])
+
+
+def merged(weights: MiniLMWeights, adapters: Path) -> tuple[Any, Any]:
+    """MiniLM with the adapters merged into its layers, and the head (a torch Linear)."""
+    isolate_hugging_face()
+    import torch
+    from transformers import AutoModel
+
+    model = AutoModel.from_pretrained(str(weights.folder)).eval()
+    head = torch.nn.Linear(model.config.hidden_size, 1)
+    with np.load(adapters) as arrays, torch.no_grad():
+        for i, layer in enumerate(model.encoder.layer):
+            for name, linear in zip(ADAPTED, adapted(layer), strict=True):
+                update = arrays[f"{i}.{name}.b"] @ arrays[f"{i}.{name}.a"]
+                linear.weight += torch.from_numpy(update)
+        head.weight.copy_(torch.from_numpy(arrays["head.weight"]))
+        head.bias.copy_(torch.from_numpy(arrays["head.bias"]))
+    return model, head.eval()
+
+
+def export_reader(weights: MiniLMWeights, adapters: Path, target: Path) -> None:
+    """Write the reader's model to ``target`` atomically (a crash leaves no partial file)."""
+    import torch
+
+    model, head = merged(weights, adapters)
+
+    class Logit(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model, self.head = model, head
+
+        def forward(self, ids: Any, mask: Any, types: Any) -> Any:
+            tokens = self.model(input_ids=ids, attention_mask=mask, token_type_ids=types)
+            return self.head(mean_of(tokens.last_hidden_state, mask)).squeeze(-1)
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    example = torch.ones((1, 8), dtype=torch.long)
+    token_axes = {0: "batch", 1: "tokens"}
+    with quiet(), tempfile.TemporaryDirectory(dir=target.parent) as tmp, torch.no_grad():
+        built = Path(tmp) / "reader.onnx"
+        torch.onnx.export(
+            Logit(),
+            (example, example, torch.zeros_like(example)),
+            str(built),
+            dynamo=False,
+            input_names=list(INPUT_NAMES),
+            output_names=[OUTPUT_NAME],
+            dynamic_axes={**dict.fromkeys(INPUT_NAMES, token_axes), OUTPUT_NAME: {0: "batch"}},
+            opset_version=17,
+        )
+        os.replace(built, target)
+
+
+__all__ = ["ADAPTED", "adapted", "export_reader", "mean_of", "merged", "pooled"]
