@@ -12,7 +12,7 @@ adapters on each of its six layers (``reader_adapters.npz``, trained by ``python
 bench/train_reader.py --write``) merged in, and a linear head over the mean of its output
 tokens. Its model is built once into the models folder (``research.reader_export``: needs
 torch, seconds) and then runs on onnxruntime, each pair alone: it loads in a fraction of a
-second and reads a pair in about 10 ms. Without the weights, onnxruntime or (before it is
+second and reads a pair in about 6 ms here. Without the weights, onnxruntime or (before it is
 built) torch, there is no reader, and the score weighs the signals alone
 (``addressing.BY_MEANING``).
 """
