@@ -17,7 +17,7 @@ import logging
 import os
 import tempfile
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -52,22 +52,33 @@ def export_int8(weights: MiniLMWeights, target: Path) -> None:
 
     target.parent.mkdir(parents=True, exist_ok=True)
     encoder = AutoModel.from_pretrained(str(weights.folder)).eval()
-    example = torch.ones((2, 8), dtype=torch.long)
-    token_axes = {0: "batch", 1: "tokens"}
-    with quiet(), tempfile.TemporaryDirectory(dir=target.parent) as tmp, torch.no_grad():
+    with quiet(), tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         fp32, int8 = Path(tmp) / "fp32.onnx", Path(tmp) / "int8.onnx"
-        torch.onnx.export(
-            PooledEncoder(encoder),
-            (example, example),
-            str(fp32),
-            dynamo=False,
-            input_names=list(INPUT_NAMES),
-            output_names=[OUTPUT_NAME],
-            dynamic_axes={**dict.fromkeys(INPUT_NAMES, token_axes), OUTPUT_NAME: {0: "batch"}},
-            opset_version=17,
-        )
+        export_tokens_model(PooledEncoder(encoder), fp32, INPUT_NAMES, OUTPUT_NAME)
         quantize_dynamic(fp32, int8, per_channel=True, weight_type=QuantType.QInt8)
         os.replace(int8, target)
+
+
+def export_tokens_model(
+    module: Any, target: Path, inputs: Sequence[str], output: str, batch: int = 2
+) -> None:
+    """Trace ``module``, whose inputs are token rows (a batch of ids, a mask...), into an ONNX
+    file at ``target``, batch and length left free."""
+    import torch
+
+    example = torch.ones((batch, 8), dtype=torch.long)
+    token_axes = {0: "batch", 1: "tokens"}
+    with torch.no_grad():
+        torch.onnx.export(
+            module,
+            tuple(example for _ in inputs),
+            str(target),
+            dynamo=False,
+            input_names=list(inputs),
+            output_names=[output],
+            dynamic_axes={**dict.fromkeys(inputs, token_axes), output: {0: "batch"}},
+            opset_version=17,
+        )
 
 
 @contextmanager

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from docuchat.embeddings.onnx_export import quiet
+from docuchat.embeddings.onnx_export import export_tokens_model, quiet
 from docuchat.embeddings.weights import MiniLMWeights, isolate_hugging_face
 from docuchat.research.reader import INPUT_NAMES, MAX_TOKENS, OUTPUT_NAME, Pair
 
@@ -87,20 +87,9 @@ def export_reader(weights: MiniLMWeights, adapters: Path, target: Path) -> None:
             return self.head(mean_of(tokens.last_hidden_state, mask)).squeeze(-1)
 
     target.parent.mkdir(parents=True, exist_ok=True)
-    example = torch.ones((1, 8), dtype=torch.long)
-    token_axes = {0: "batch", 1: "tokens"}
-    with quiet(), tempfile.TemporaryDirectory(dir=target.parent) as tmp, torch.no_grad():
+    with quiet(), tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         built = Path(tmp) / "reader.onnx"
-        torch.onnx.export(
-            Logit(),
-            (example, example, torch.zeros_like(example)),
-            str(built),
-            dynamo=False,
-            input_names=list(INPUT_NAMES),
-            output_names=[OUTPUT_NAME],
-            dynamic_axes={**dict.fromkeys(INPUT_NAMES, token_axes), OUTPUT_NAME: {0: "batch"}},
-            opset_version=17,
-        )
+        export_tokens_model(Logit(), built, INPUT_NAMES, OUTPUT_NAME, batch=1)
         os.replace(built, target)
 
 
