@@ -141,3 +141,13 @@ def test_without_minilms_similarity_nothing_is_read(searcher: HybridSearcher) ->
     judged = _cited(ResearchAgent(searcher, OfflineModel(), "alice").ask_sync(QUESTION))
     assert judged.signals is not None and judged.signals.reader is None
     assert judged.verdict is not None and judged.verdict.threshold == BY_WORDS.threshold
+
+
+def test_a_reader_that_cannot_be_built_leaves_the_score_to_the_signals(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Its models folder is a file: no reader, a warning that says so, and no error."""
+    models = tmp_path / "models"
+    models.write_text("not a folder", encoding="utf-8")
+    assert installed_reader(models) is None
+    assert "no reader" in caplog.text and "signals alone" in caplog.text

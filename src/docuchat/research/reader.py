@@ -20,6 +20,7 @@ built) torch, there is no reader, and the score weighs the signals alone
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -39,6 +40,8 @@ MAX_TOKENS = 96
 """The part and the sentence are read together up to this many tokens (the sentence cut)."""
 INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
 OUTPUT_NAME = "logit"
+
+_log = logging.getLogger(__name__)
 
 Pair = tuple[str, str]
 """A part of a question as the model reads it and a sentence as it states it
@@ -102,7 +105,12 @@ def _reader_in(models: Path) -> Reader | None:
         return None
     if not model_file_in(models).is_file() and not installed("torch", "transformers", "onnx"):
         return None
-    return Reader.built(weights, models)
+    try:
+        return Reader.built(weights, models)
+    except (OSError, RuntimeError) as error:  # a folder not writable, a broken model file
+        # An answer never fails for the reader: its citations are judged without it.
+        _log.warning("no reader (%s): citations are judged by the signals alone", error)
+        return None
 
 
 __all__ = [
