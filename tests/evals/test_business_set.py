@@ -215,6 +215,8 @@ SEALED_PARTS = (
     "sealed15",
     "sealed16",
     "sealed17",
+    "sealed18",
+    "sealed19",
 )
 _PERSON_MAIL = re.compile(r"\b([a-z]+)\.([a-z]+)@[a-z0-9-]+\.example\b")
 _MAIL_DOMAIN = re.compile(r"@([a-z0-9-]+)\.example\b")
