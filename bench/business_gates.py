@@ -72,8 +72,8 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     spec = args.embedder or Settings().embedder
-    found = {}
-    total = {"n": 0, "right": 0, "wrong": 0, **{kind: [0, 0] for kind in KINDS}}
+    found: dict[str, dict[str, Any]] = {}
+    total: dict[str, Any] = {"n": 0, "right": 0, "wrong": 0, **{kind: [0, 0] for kind in KINDS}}
     for part in parts_of(args.parts):
         figures = found[part] = aggregate(part, spec, args.cache_dir)
         print(line(part, figures), flush=True)
