@@ -410,19 +410,24 @@ def report(name: str, asked: Sequence[Asking], weights: Weights) -> None:
 
 
 def write(found: dict[str, Weights]) -> None:
-    lines = [
-        '"""The fitted weights of ``research.addressing``: written by',
+    doc = [
+        "The fitted weights of ``research.addressing``: written by",
         "``python bench/fit_addressing.py --write`` (do not edit by hand).",
-        '"""',
-        "",
     ]
+    write_weights(WEIGHTS_FILE, doc, found)
+
+
+def write_weights(path: Path, doc: Sequence[str], found: dict[str, Weights]) -> None:
+    """A weights module: its docstring ``doc``, then for each setting its weights by name,
+    ``_BIAS`` and ``_THRESHOLD``."""
+    lines = ['"""' + doc[0], *doc[1:], '"""', ""]
     for setting, weights in found.items():
         lines.append(f"{setting} = {{")
         lines += [f'    "{n}": {w:.4f},' for n, w in weights.weights.items()]
         lines.append("}")
         lines.append(f"{setting}_BIAS = {weights.bias:.4f}")
         lines.append(f"{setting}_THRESHOLD = {weights.threshold:.3f}")
-    WEIGHTS_FILE.write_text("\n".join(lines) + "\n")
+    path.write_text("\n".join(lines) + "\n")
 
 
 def fitted(

@@ -56,7 +56,7 @@ import numpy as np
 import fit_addressing as fitting
 from docuchat.embeddings import get_embedder
 from docuchat.embeddings.weights import find_minilm_weights, isolate_hugging_face
-from docuchat.research.addressing import weigh
+from docuchat.research.addressing import Weights, weigh
 from docuchat.research.reader import ADAPTERS, Pair
 from docuchat.research.reader_export import ADAPTED, adapted, pooled
 from fit_addressing import RETIRED, SETS, Asking, Example, cached, simulate
@@ -88,8 +88,9 @@ def pairs_of(asked: Sequence[Asking]) -> dict[Pair, float]:
     return found
 
 
-class Reader:
-    """MiniLM with LoRA adapters and a linear head over its mean-pooled tokens."""
+class TrainedReader:
+    """MiniLM with LoRA adapters and a linear head over its mean-pooled tokens, trained here
+    (the model's ``research.reader.Reader`` runs what it writes)."""
 
     def __init__(self, rank: int) -> None:
         import torch
@@ -234,19 +235,13 @@ def chosen_threshold(asked: Sequence[Asking], score: Callable[[Example], float])
 
 
 def write_weights(weights: dict[str, float], bias: float, threshold: float) -> None:
-    lines = [
-        '"""The learned score with the reader\'s logit (``research.addressing.BY_READING``):',
+    doc = [
+        "The learned score with the reader's logit (``research.addressing.BY_READING``):",
         "written by ``python bench/train_reader.py --write`` with the reader's adapters",
         "(do not edit by hand).",
-        '"""',
-        "",
-        "BY_READING = {",
-        *(f'    "{n}": {w:.4f},' for n, w in sorted(weights.items())),
-        "}",
-        f"BY_READING_BIAS = {bias:.4f}",
-        f"BY_READING_THRESHOLD = {threshold:.3f}",
     ]
-    READER_WEIGHTS_FILE.write_text("\n".join(lines) + "\n")
+    found = {"BY_READING": Weights(dict(sorted(weights.items())), bias, threshold)}
+    fitting.write_weights(READER_WEIGHTS_FILE, doc, found)
 
 
 def main() -> None:
@@ -290,7 +285,7 @@ def main() -> None:
     print(f"training: {', '.join([*OPEN, *extra])} and SQuAD; measured on {', '.join(RETIRED)}")
 
     squad_pairs, open_pairs = pairs_of(squad), pairs_of(open_parts)
-    reader = Reader(args.rank)
+    reader = TrainedReader(args.rank)
     reader.train({**squad_pairs, **open_pairs, **pairs_of(written)}, args.epochs, args.lr)
     logits = reader.score(sorted({**pairs_of(held), **open_pairs, **squad_pairs}))
 

@@ -46,9 +46,7 @@ def export_int8(weights: MiniLMWeights, target: Path) -> None:
                 attention_mask=attention_mask,
                 token_type_ids=torch.zeros_like(input_ids),
             ).last_hidden_state
-            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
-            mean = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
-            return torch.nn.functional.normalize(mean, p=2.0, dim=1)
+            return torch.nn.functional.normalize(mean_of(hidden, attention_mask), p=2.0, dim=1)
 
     target.parent.mkdir(parents=True, exist_ok=True)
     encoder = AutoModel.from_pretrained(str(weights.folder)).eval()
@@ -57,6 +55,12 @@ def export_int8(weights: MiniLMWeights, target: Path) -> None:
         export_tokens_model(PooledEncoder(encoder), fp32, INPUT_NAMES, OUTPUT_NAME)
         quantize_dynamic(fp32, int8, per_channel=True, weight_type=QuantType.QInt8)
         os.replace(int8, target)
+
+
+def mean_of(tokens: Any, mask: Any) -> Any:
+    """The mean of each row's output tokens (torch tensors), its padding left out."""
+    weights = mask.unsqueeze(-1).to(tokens.dtype)
+    return (tokens * weights).sum(dim=1) / weights.sum(dim=1).clamp(min=1e-9)
 
 
 def export_tokens_model(

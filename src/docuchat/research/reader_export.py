@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from docuchat.embeddings.onnx_export import export_tokens_model, quiet
+from docuchat.embeddings.onnx_export import export_tokens_model, mean_of, quiet
 from docuchat.embeddings.weights import MiniLMWeights, isolate_hugging_face
 from docuchat.research.reader import INPUT_NAMES, MAX_TOKENS, OUTPUT_NAME, Pair
 
@@ -31,12 +31,6 @@ def adapted(layer: Any) -> tuple[Any, Any, Any, Any]:
     """A MiniLM (BERT) layer's linear layers named by ``ADAPTED``."""
     attention = layer.attention.self
     return attention.query, attention.value, layer.intermediate.dense, layer.output.dense
-
-
-def mean_of(tokens: Any, mask: Any) -> Any:
-    """The mean of each row's output tokens, its padding left out."""
-    weights = mask.unsqueeze(-1).to(tokens.dtype)
-    return (tokens * weights).sum(1) / weights.sum(1)
 
 
 def pooled(model: Any, tokenizer: Any, pairs: Sequence[Pair]) -> Any:
@@ -93,4 +87,4 @@ def export_reader(weights: MiniLMWeights, adapters: Path, target: Path) -> None:
         os.replace(built, target)
 
 
-__all__ = ["ADAPTED", "adapted", "export_reader", "mean_of", "merged", "pooled"]
+__all__ = ["ADAPTED", "adapted", "export_reader", "merged", "pooled"]
