@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -172,6 +173,25 @@ def test_an_embedding_failure_keeps_the_text_searchable(good_folder: Path, db: s
     assert "HTTP 400" in summary["embedding_error"]
     found = run_json("search", "glaciers", "--db", db, "--mode", "bm25")["results"]
     assert found[0]["title"] == "Field notes"
+
+
+@pytest.mark.parametrize(("spec", "reads"), [("minilm-onnx", True), ("hash", False)])
+def test_ingest_builds_the_reader_that_answers_will_read_with(
+    onnx_models: Path, home: Path, good_folder: Path, db: str, spec: str, reads: bool
+) -> None:
+    """The query embedder's model is there already; the reader is built by the ingest (not
+    by the first answer), and only for the embedder whose answers are read with it."""
+    from docuchat.embeddings import OnnxEmbedder
+    from docuchat.research.reader import model_file_in
+
+    (home / "models").mkdir(parents=True)
+    embedder_file = OnnxEmbedder.model_file_in(onnx_models)
+    shutil.copy(embedder_file, home / "models" / embedder_file.name)
+
+    result = run("ingest", str(good_folder), "--db", db, "--embedder", spec, "--json")
+
+    assert result.exit_code == 0 and json.loads(result.stdout)["embedded"] == 4
+    assert model_file_in(home / "models").is_file() is reads
 
 
 def test_hostile_files_cost_only_themselves_and_each_says_why(tmp_path: Path, db: str) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -65,8 +65,7 @@ def ingest_command(
             )
             embedded, embed_error = _embed(store, owner, embedder, progress)
             if embedder is not None and not embed_error:
-                progress.update(task, description="preparing the query embedder")
-                prepare_for_queries(spec)  # once per home: later questions start fast
+                _prepare_for_questions(spec, lambda step: progress.update(task, description=step))
     finally:
         store.close()
     summary = {**report.to_dict(), "embedder": embedder and embedder.name, "embedded": embedded}
@@ -97,6 +96,17 @@ def _embed(
     except DocuchatError as exc:
         return 0, str(exc)
     return done, None
+
+
+def _prepare_for_questions(spec: str, show: Callable[[str], object]) -> None:
+    """Build the query embedder's model and the reader now, once per home, so that the
+    first question after an ingest starts as fast as the others."""
+    show("preparing the query embedder")
+    query_embedder = prepare_for_queries(spec)
+    show("preparing the reader")
+    from docuchat.research.reader import prepare_reader  # the agent's package: only here
+
+    prepare_reader(query_embedder)
 
 
 @contextmanager

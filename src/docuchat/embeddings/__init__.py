@@ -100,12 +100,13 @@ def _auto(models: Path, purpose: Purpose) -> Embedder | None:
     return None
 
 
-def prepare_for_queries(spec: str, *, cache_dir: Path | None = None) -> None:
+def prepare_for_queries(spec: str, *, cache_dir: Path | None = None) -> Embedder | None:
     """Build what ``spec``'s query embedder needs (the int8 export, once per home) now,
-    while ingesting, rather than in the first question's cold start."""
+    while ingesting, rather than in the first question's cold start; that embedder."""
     embedder = get_embedder(spec, purpose="queries", cache_dir=cache_dir)
     if isinstance(embedder, OnnxEmbedder):
         embedder.build()
+    return embedder
 
 
 def _require_weights(spec: str) -> MiniLMWeights:

@@ -28,12 +28,14 @@ from pathlib import Path
 import numpy as np
 
 from docuchat.config import default_home
+from docuchat.embeddings import Embedder
 from docuchat.embeddings.weights import (
     MINILM_ID,
     MiniLMWeights,
     find_minilm_weights,
     installed,
 )
+from docuchat.research.similarity import SentenceSimilarity
 
 ADAPTERS = Path(__file__).with_name("reader_adapters.npz")
 MAX_TOKENS = 96
@@ -98,6 +100,13 @@ def installed_reader(models: Path | None = None) -> Reader | None:
     return _reader_in(models or default_home() / "models")
 
 
+def prepare_reader(query_embedder: Embedder | None, models: Path | None = None) -> bool:
+    """Build the reader now (while ingesting) if answers searched with ``query_embedder``
+    read with it, so that the first answer does not pay for the build; whether there is one."""
+    fitted = query_embedder is not None and SentenceSimilarity(query_embedder).fitted
+    return fitted and installed_reader(models) is not None
+
+
 @cache
 def _reader_in(models: Path) -> Reader | None:
     weights = find_minilm_weights()
@@ -122,4 +131,5 @@ __all__ = [
     "Reader",
     "installed_reader",
     "model_file_in",
+    "prepare_reader",
 ]
