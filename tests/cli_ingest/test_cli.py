@@ -194,6 +194,22 @@ def test_ingest_builds_the_reader_that_answers_will_read_with(
     assert model_file_in(home / "models").is_file() is reads
 
 
+@pytest.mark.usefixtures("onnx_models")  # the embed extra, so that only the folder fails
+def test_a_models_folder_that_cannot_be_written_stops_embedding_with_why(
+    home: Path, good_folder: Path, db: str
+) -> None:
+    home.mkdir()
+    (home / "models").symlink_to(home / "gone" / "models")  # dangling: mkdir cannot make it
+
+    result = run("ingest", str(good_folder), "--db", db, "--embedder", "minilm-onnx", "--json")
+    summary = json.loads(result.stdout)
+
+    assert result.exit_code == 1 and summary["added"] == 4 and summary["embedded"] == 0
+    assert summary["embedding_error"].startswith("cannot build the embedder's model in")
+    found = run_json("search", "glaciers", "--db", db, "--mode", "bm25")["results"]
+    assert found[0]["title"] == "Field notes"
+
+
 def test_hostile_files_cost_only_themselves_and_each_says_why(tmp_path: Path, db: str) -> None:
     from email.message import EmailMessage
 

@@ -28,6 +28,7 @@ import numpy as np
 from docuchat.embeddings.base import Vectors, l2_normalize
 from docuchat.embeddings.onnx_export import INPUT_NAMES, OUTPUT_NAME, export_int8
 from docuchat.embeddings.weights import MINILM_ID, MiniLMWeights
+from docuchat.errors import ConfigError
 
 
 class OnnxEmbedder:
@@ -46,8 +47,15 @@ class OnnxEmbedder:
 
     def build(self) -> None:
         """Export the model file now if it is not there yet (needs torch; seconds)."""
-        if not self._model_file.is_file():
+        if self._model_file.is_file():
+            return
+        try:
             export_int8(self._weights, self._model_file)
+        except OSError as error:  # the models folder cannot be written: a user's setting
+            raise ConfigError(
+                f"cannot build the embedder's model in {self._model_file.parent}: {error}"
+                " (set DOCUCHAT_HOME to a writable folder)"
+            ) from error
 
     @cached_property
     def _session(self) -> Any:
