@@ -217,6 +217,8 @@ SEALED_PARTS = (
     "sealed17",
     "sealed18",
     "sealed19",
+    "sealed20",
+    "sealed21",
 )
 _PERSON_MAIL = re.compile(r"\b([a-z]+)\.([a-z]+)@[a-z0-9-]+\.example\b")
 _MAIL_DOMAIN = re.compile(r"@([a-z0-9-]+)\.example\b")
