@@ -12,12 +12,12 @@ import pytest
 from docuchat.corpus.ingest import embed_pending, ingest_paths
 from docuchat.embeddings import get_embedder
 from docuchat.embeddings.hashing import HashingEmbedder
-from docuchat.embeddings.weights import find_minilm_weights
+from docuchat.embeddings.weights import MINILM_ID, find_minilm_weights
 from docuchat.research import Answer, ResearchAgent
 from docuchat.research.addressing import BY_MEANING, BY_READING, BY_WORDS
 from docuchat.research.offline import OfflineModel
 from docuchat.research.questions import analyse, meant
-from docuchat.research.reader import ADAPTERS, Reader, installed_reader
+from docuchat.research.reader import ADAPTERS, Reader, installed_reader, model_file_in
 from docuchat.research.reader_export import ADAPTED, merged, pooled
 from docuchat.research.relevance import Addressing
 from docuchat.search.hybrid import HybridSearcher
@@ -85,6 +85,27 @@ def test_the_built_reader_reads_as_the_trained_one(reader: Reader, tmp_path: Pat
         plain = head(pooled(model, tokenizer, pairs[:1])).squeeze(-1).tolist()
     assert reader(pairs) == pytest.approx(trained, abs=1e-4)
     assert abs(plain[0] - trained[0]) > 0.5
+
+
+@pytest.mark.usefixtures("onnx_models")  # the embed extra (torch for the build)
+def test_a_new_reader_is_built_once_and_replaces_an_older_one(tmp_path: Path) -> None:
+    """A new version's adapters get a model file of their own; the older reader's 90 MB go,
+    the embedder's model stays."""
+    weights = find_minilm_weights()
+    assert weights is not None
+    models = tmp_path / "models"
+    models.mkdir()
+    older = models / f"{MINILM_ID}-reader-000000000000.onnx"
+    older.write_bytes(b"an older reader")
+    embedder = models / "all-MiniLM-L6-v2-onnx-int8.onnx"
+    embedder.write_bytes(b"the embedder")
+
+    Reader.built(weights, models)
+
+    assert sorted(models.iterdir()) == sorted([embedder, model_file_in(models)])
+    built = model_file_in(models).stat().st_mtime_ns
+    Reader.built(weights, models)
+    assert model_file_in(models).stat().st_mtime_ns == built
 
 
 @pytest.fixture

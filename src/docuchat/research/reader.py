@@ -73,12 +73,15 @@ class Reader:
     @classmethod
     def built(cls, weights: MiniLMWeights, models: Path, adapters: Path = ADAPTERS) -> Reader:
         """The reader of ``adapters``, its model built into ``models`` first if it is not
-        there yet."""
+        there yet (and an older reader's model removed then)."""
         target = model_file_in(models, adapters)
         if not target.is_file():
             from docuchat.research.reader_export import export_reader
 
             export_reader(weights, adapters, target)
+            for stale in models.glob(f"{MINILM_ID}-reader-*.onnx"):  # an older reader's: 90 MB
+                if stale != target:
+                    stale.unlink(missing_ok=True)
         return cls(target, weights.tokenizer_file)
 
     def __call__(self, pairs: Sequence[Pair]) -> list[float]:
@@ -100,11 +103,11 @@ def installed_reader(models: Path | None = None) -> Reader | None:
     return _reader_in(models or default_home() / "models")
 
 
-def prepare_reader(query_embedder: Embedder | None, models: Path | None = None) -> bool:
+def prepare_reader(query_embedder: Embedder | None, models: Path | None = None) -> None:
     """Build the reader now (while ingesting) if answers searched with ``query_embedder``
-    read with it, so that the first answer does not pay for the build; whether there is one."""
-    fitted = query_embedder is not None and SentenceSimilarity(query_embedder).fitted
-    return fitted and installed_reader(models) is not None
+    read with it, so that the first answer does not pay for the build."""
+    if query_embedder is not None and SentenceSimilarity(query_embedder).fitted:
+        installed_reader(models)
 
 
 @cache
