@@ -42,7 +42,7 @@ import hashlib
 import os
 import pickle
 import sys
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -112,6 +112,12 @@ class Capturing:
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamItem]:
         yield await self.complete(request)
 
+    async def transcript_of(self, asking: Awaitable[object]) -> Turn | None:
+        """The transcript the answer of ``asking`` came from (None: it ended without one)."""
+        self.answered_from = None
+        await asking
+        return self.answered_from
+
 
 @dataclass(frozen=True, slots=True)
 class Example:
@@ -176,8 +182,7 @@ async def collect(part: str, embedder: Embedder | None, whole: bool = False) -> 
                 capturing.inner = OfflineModel().with_embedder(embedder)
             similarity = SentenceSimilarity(embedder) if embedder else None
             for question in wanted:
-                await _ask(agent, capturing, question)
-                turn = capturing.answered_from
+                turn = await _ask(agent, capturing, question)
                 if turn is None:
                     continue
                 chunks = {c.id: c for c in store.get_chunks(OWNER, turn.opened)}
@@ -190,12 +195,12 @@ async def collect(part: str, embedder: Embedder | None, whole: bool = False) -> 
     return asked_all
 
 
-async def _ask(agent: ResearchAgent, capturing: Capturing, question: SetQuestion) -> None:
+async def _ask(agent: ResearchAgent, capturing: Capturing, question: SetQuestion) -> Turn | None:
     turns: list[ConversationTurn] = []
     for earlier in question.history:
         turns.append(turn_of(await agent.ask(earlier, history=history_messages(turns, len(turns)))))
-    capturing.answered_from = None
-    await agent.ask(question.text, history=history_messages(turns, len(turns)))
+    asking = agent.ask(question.text, history=history_messages(turns, len(turns)))
+    return await capturing.transcript_of(asking)
 
 
 def _examples(
@@ -258,7 +263,7 @@ async def collect_squad(path: Path, embedder: Embedder | None) -> list[Asking]:
     """SQuAD's training paragraphs (``qa_offline.held_out``: every third is held out): a
     sentence is positive when it is in the question's paragraph and holds a gold answer."""
     dataset = load_squad(path)
-    asked_all = []
+    asked_all: list[Asking] = []
     with index_folder(squad_key(dataset), Settings().home / "eval") as folder:
         store = open_store(folder / "qa.db")
         try:
@@ -271,9 +276,7 @@ async def collect_squad(path: Path, embedder: Embedder | None) -> list[Asking]:
             for q in dataset.questions:
                 if q.paragraph % HELD_OUT_EVERY == HELD_OUT_EVERY - 1:
                     continue
-                capturing.answered_from = None
-                await agent.ask(q.text)
-                turn = capturing.answered_from
+                turn = await capturing.transcript_of(agent.ask(q.text))
                 if turn is None:
                     continue
                 chunks = {c.id: c for c in store.get_chunks(SQUAD_OWNER, turn.opened)}

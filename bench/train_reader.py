@@ -55,12 +55,13 @@ from typing import Any
 import numpy as np
 
 import fit_addressing as fitting
+from business_halves import SETS
 from docuchat.embeddings import get_embedder
 from docuchat.embeddings.weights import find_minilm_weights, isolate_hugging_face
 from docuchat.research.addressing import Weights, weigh
 from docuchat.research.reader import ADAPTERS, Pair
 from docuchat.research.reader_export import ADAPTED, adapted, pooled
-from fit_addressing import RETIRED, SETS, Asking, Example, cached, simulate
+from fit_addressing import RETIRED, Asking, Example, cached, simulate
 
 OPEN = ("dev", "formats", "fresh")
 TRAINING_PARTS = SETS / "training"
@@ -151,7 +152,9 @@ class TrainedReader:
         for i, layer in enumerate(self.model.encoder.layer):
             for name, module in zip(ADAPTED, adapted(layer), strict=True):
                 arrays[f"{i}.{name}.a"], arrays[f"{i}.{name}.b"] = module.a, module.b
-        found = {k: v.detach().numpy().astype(np.float32) for k, v in arrays.items()}
+        found: dict[str, Any] = {  # Any: numpy's stub reads ** as its keyword allow_pickle
+            k: v.detach().numpy().astype(np.float32) for k, v in arrays.items()
+        }
         np.savez_compressed(path, **found)
 
     def score(self, pairs: Sequence[Pair]) -> dict[Pair, float]:
@@ -188,11 +191,13 @@ def curve(
     """Right / wrong at each threshold: the gates' quote presented when its score reaches it."""
     found = []
     for t in thresholds:
-        outcome = simulate(
-            asked, lambda e: e.passes, lambda e: e.rank, lambda e, t=t: score(e) >= t
-        )
+        outcome = simulate(asked, lambda e: e.passes, lambda e: e.rank, partial(_reaches, score, t))
         found.append(f"{t}: {outcome.right} / {outcome.wrong}")
     return " | ".join(found)
+
+
+def _reaches(score: Callable[[Example], float], threshold: float, e: Example) -> bool:
+    return score(e) >= threshold
 
 
 def with_reader(

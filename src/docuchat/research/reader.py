@@ -38,6 +38,8 @@ from docuchat.embeddings.weights import (
 from docuchat.research.similarity import SentenceSimilarity
 
 ADAPTERS = Path(__file__).with_name("reader_adapters.npz")
+MODEL_FILES = f"{MINILM_ID}-reader-*.onnx"
+"""The reader's model files in a models folder, ``*`` its adapters' digest."""
 MAX_TOKENS = 96
 """The part and the sentence are read together up to this many tokens (the sentence cut)."""
 INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
@@ -53,7 +55,7 @@ Pair = tuple[str, str]
 def model_file_in(models: Path, adapters: Path = ADAPTERS) -> Path:
     """Where the reader built from ``adapters`` is kept (a new file for new adapters)."""
     digest = hashlib.sha256(adapters.read_bytes()).hexdigest()[:12]
-    return models / f"{MINILM_ID}-reader-{digest}.onnx"
+    return models / MODEL_FILES.replace("*", digest)
 
 
 class Reader:
@@ -79,7 +81,7 @@ class Reader:
             from docuchat.research.reader_export import export_reader
 
             export_reader(weights, adapters, target)
-            for stale in models.glob(f"{MINILM_ID}-reader-*.onnx"):  # an older reader's: 90 MB
+            for stale in models.glob(MODEL_FILES):  # an older reader's (90 MB each)
                 if stale != target:
                     stale.unlink(missing_ok=True)
         return cls(target, weights.tokenizer_file)
@@ -129,6 +131,7 @@ __all__ = [
     "ADAPTERS",
     "INPUT_NAMES",
     "MAX_TOKENS",
+    "MODEL_FILES",
     "OUTPUT_NAME",
     "Pair",
     "Reader",
