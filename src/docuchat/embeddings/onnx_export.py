@@ -48,13 +48,22 @@ def export_int8(weights: MiniLMWeights, target: Path) -> None:
             ).last_hidden_state
             return torch.nn.functional.normalize(mean_of(hidden, attention_mask), p=2.0, dim=1)
 
-    target.parent.mkdir(parents=True, exist_ok=True)
     encoder = AutoModel.from_pretrained(str(weights.folder)).eval()
-    with quiet(), tempfile.TemporaryDirectory(dir=target.parent) as tmp:
-        fp32, int8 = Path(tmp) / "fp32.onnx", Path(tmp) / "int8.onnx"
+    with building(target) as int8:
+        fp32 = int8.with_name("fp32.onnx")
         export_tokens_model(PooledEncoder(encoder), fp32, INPUT_NAMES, OUTPUT_NAME)
         quantize_dynamic(fp32, int8, per_channel=True, weight_type=QuantType.QInt8)
-        os.replace(int8, target)
+
+
+@contextmanager
+def building(target: Path) -> Iterator[Path]:
+    """A file to build ``target`` in, in a scratch folder beside it, moved into place when
+    the build ends well (a crash leaves no partial file), the exporters' noise silenced."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with _quiet(), tempfile.TemporaryDirectory(dir=target.parent) as scratch:
+        built = Path(scratch) / target.name
+        yield built
+        os.replace(built, target)
 
 
 def mean_of(tokens: Any, mask: Any) -> Any:
@@ -86,7 +95,7 @@ def export_tokens_model(
 
 
 @contextmanager
-def quiet() -> Iterator[None]:
+def _quiet() -> Iterator[None]:
     """The exporter's tracer warnings and the quantiser's advice are noise to our users."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -35,7 +35,7 @@ from docuchat.embeddings.weights import (
     find_minilm_weights,
     installed,
 )
-from docuchat.research.similarity import SentenceSimilarity
+from docuchat.research.similarity import SentenceSimilarity, for_the_score
 
 ADAPTERS = Path(__file__).with_name("reader_adapters.npz")
 MODEL_FILES = f"{MINILM_ID}-reader-*.onnx"
@@ -108,7 +108,7 @@ def installed_reader(models: Path | None = None) -> Reader | None:
 def prepare_reader(query_embedder: Embedder | None, models: Path | None = None) -> None:
     """Build the reader now (while ingesting) if answers searched with ``query_embedder``
     read with it, so that the first answer does not pay for the build."""
-    if query_embedder is not None and SentenceSimilarity(query_embedder).fitted:
+    if query_embedder is not None and for_the_score(SentenceSimilarity(query_embedder)) is not None:
         installed_reader(models)
 
 

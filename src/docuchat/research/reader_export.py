@@ -11,15 +11,13 @@ would move. Needs torch, transformers and onnx at export time only; nothing is d
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from docuchat.embeddings.onnx_export import export_tokens_model, mean_of, quiet
+from docuchat.embeddings.onnx_export import building, export_tokens_model, mean_of
 from docuchat.embeddings.weights import MiniLMWeights, isolate_hugging_face
 from docuchat.research.reader import INPUT_NAMES, MAX_TOKENS, OUTPUT_NAME, Pair
 
@@ -80,11 +78,8 @@ def export_reader(weights: MiniLMWeights, adapters: Path, target: Path) -> None:
             tokens = self.model(input_ids=ids, attention_mask=mask, token_type_ids=types)
             return self.head(mean_of(tokens.last_hidden_state, mask)).squeeze(-1)
 
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with quiet(), tempfile.TemporaryDirectory(dir=target.parent) as tmp:
-        built = Path(tmp) / "reader.onnx"
+    with building(target) as built:
         export_tokens_model(Logit(), built, INPUT_NAMES, OUTPUT_NAME, batch=1)
-        os.replace(built, target)
 
 
 __all__ = ["ADAPTED", "adapted", "export_reader", "merged", "pooled"]
