@@ -221,6 +221,8 @@ SEALED_PARTS = (
     "sealed21",
     "sealed22",
     "sealed23",
+    "sealed24",
+    "sealed25",
 )
 _PERSON_MAIL = re.compile(r"\b([a-z]+)\.([a-z]+)@[a-z0-9-]+\.example\b")
 _MAIL_DOMAIN = re.compile(r"@([a-z0-9-]+)\.example\b")
