@@ -1,13 +1,15 @@
 """Train a reader (MiniLM read as a cross-encoder) and measure it on questions it never saw.
 
-``python bench/train_reader.py --squad FILE [--without-training-parts] [--with-retired-judges]
-[--epochs 3] [--rank 8] [--lr 5e-4] [--seed 0] [--write [--threshold T]]``
+``python bench/train_reader.py --squad FILE [--without-training-parts | --training-parts N]
+[--with-retired-judges] [--epochs 3] [--rank 8] [--lr 5e-4] [--seed 0] [--write [--threshold
+T]]``
 
 ``--write`` writes the reader the model uses (``research.reader``): its adapters and head
 (``reader_adapters.npz``) and the learned score with its logit (``reader_weights.py``,
 ``addressing.BY_READING``), the threshold chosen on the retired judges unless ``--threshold``
-gives it. Main's: ``--write --threshold 0.45`` (seed 0), the threshold chosen on the gates
-(docs/readme/offline_eval.md, "Fifteenth round").
+gives it. Main's: ``--with-retired-judges --training-parts 14 --write --threshold 0.45``
+(seed 0; the sixteenth round's, written before t15 to t18 were; the threshold chosen on the
+gates, docs/readme/offline_eval.md, "Fifteenth round").
 
 The learned score (``research.addressing``) cannot tell an answer from a near miss any
 better than its signals allow: every change to them moved it along one curve, one more right
@@ -75,8 +77,10 @@ the answer): never presented."""
 READER_WEIGHTS_FILE = ADAPTERS.with_name("reader_weights.py")
 
 
-def training_parts() -> list[str]:
-    return sorted(f"training/{p.name}" for p in TRAINING_PARTS.iterdir() if p.is_dir())
+def training_parts(first: int | None = None) -> list[str]:
+    """The training parts, t1 to t``first`` (all of them: None)."""
+    numbered = sorted(int(p.name[1:]) for p in TRAINING_PARTS.iterdir() if p.is_dir())
+    return [f"training/t{n}" for n in numbered if first is None or n <= first]
 
 
 def pairs_of(asked: Sequence[Asking]) -> dict[Pair, float]:
@@ -259,6 +263,12 @@ def main() -> None:
         help="train on the open parts and SQuAD only (evals/business/training left out)",
     )
     parser.add_argument(
+        "--training-parts",
+        type=int,
+        metavar="N",
+        help="train on the training parts t1 to tN only (default: all of them)",
+    )
+    parser.add_argument(
         "--with-retired-judges",
         action="store_true",
         help="train on the retired judges too (their figures are then in-sample: give the"
@@ -291,7 +301,7 @@ def main() -> None:
         collect = partial(fitting.collected_whole, part, embedder)
         return cached(f"{part.replace('/', '-')}-whole-BY_MEANING", collect)
 
-    extra = [] if args.without_training_parts else training_parts()
+    extra = [] if args.without_training_parts else training_parts(args.training_parts)
     open_parts = [a for p in OPEN for a in whole(p)]
     written = [a for p in extra for a in whole(p)]
     squad = cached("squad-BY_MEANING", partial(fitting._collected_squad, args.squad, embedder))
