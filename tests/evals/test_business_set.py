@@ -223,6 +223,8 @@ SEALED_PARTS = (
     "sealed23",
     "sealed24",
     "sealed25",
+    "sealed26",
+    "sealed27",
 )
 _PERSON_MAIL = re.compile(r"\b([a-z]+)\.([a-z]+)@[a-z0-9-]+\.example\b")
 _MAIL_DOMAIN = re.compile(r"@([a-z0-9-]+)\.example\b")
