@@ -257,12 +257,13 @@ def write_weights(weights: dict[str, float], bias: float, threshold: float) -> N
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--squad", type=Path, required=True, help="SQuAD 2.0 file (training)")
-    parser.add_argument(
+    parts = parser.add_mutually_exclusive_group()
+    parts.add_argument(
         "--without-training-parts",
         action="store_true",
         help="train on the open parts and SQuAD only (evals/business/training left out)",
     )
-    parser.add_argument(
+    parts.add_argument(
         "--training-parts",
         type=int,
         metavar="N",
