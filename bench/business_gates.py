@@ -5,8 +5,8 @@ A round's decision reads right and wrong answers summed over several parts (the 
 pooled judge), and a sealed part may only be read in aggregate: this prints nothing of a
 question, only per part and in all the questions right, the wrong answers presented as
 answers, and the share right of each kind (unanswerable: declined). Groups: ``open`` (dev,
-formats, fresh), ``retired`` (sealed, sealed2, sealed3), ``gates`` (sealed4 to sealed25),
-``judge`` (sealed26, sealed27); default: ``gates``. To compare two builds, run it under
+formats, fresh), ``retired`` (sealed, sealed2, sealed3), ``gates`` (sealed4 to sealed27),
+``judge`` (sealed28, sealed29); default: ``gates``. To compare two builds, run it under
 each in one session (``PYTHONPATH=other/src``): the figures of docs/readme/offline_eval.md's
 fourteenth and fifteenth rounds are such runs, part by part (``docuchat eval qa --set``).
 """
@@ -30,8 +30,8 @@ SETS = Path(__file__).resolve().parents[1] / "evals/business"
 GROUPS = {
     "open": ("dev", "formats", "fresh"),
     "retired": ("sealed", "sealed2", "sealed3"),
-    "gates": tuple(f"sealed{i}" for i in range(4, 26)),
-    "judge": ("sealed26", "sealed27"),
+    "gates": tuple(f"sealed{i}" for i in range(4, 28)),
+    "judge": ("sealed28", "sealed29"),
 }
 
 

@@ -225,6 +225,8 @@ SEALED_PARTS = (
     "sealed25",
     "sealed26",
     "sealed27",
+    "sealed28",
+    "sealed29",
 )
 _PERSON_MAIL = re.compile(r"\b([a-z]+)\.([a-z]+)@[a-z0-9-]+\.example\b")
 _MAIL_DOMAIN = re.compile(r"@([a-z0-9-]+)\.example\b")
